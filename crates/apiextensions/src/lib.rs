@@ -1,0 +1,1 @@
+//! CustomResourceDefinitions without HTTP: structural schemas, pruning, defaulting, validation, converters.

@@ -1,0 +1,5 @@
+//! The kapi binary.
+
+fn main() {
+    println!("kapi {}", env!("CARGO_PKG_VERSION"));
+}

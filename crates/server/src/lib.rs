@@ -1,0 +1,1 @@
+//! The Kubernetes REST API over HTTPS, generic over a resource registry.

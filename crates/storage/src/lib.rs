@@ -1,0 +1,1 @@
+//! An etcd-shaped key-value store: one trait, an embedded backend and an etcd backend.

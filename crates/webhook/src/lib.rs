@@ -1,0 +1,1 @@
+//! A toolkit for writing conversion webhooks in Rust.
