@@ -1,5 +1,34 @@
-//! The kapi binary.
+//! The kapi binary: `kapi serve`, `kapi convert`, …
 
-fn main() {
-    println!("kapi {}", env!("CARGO_PKG_VERSION"));
+mod convert;
+mod serve;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// kapi: a Kubernetes-compatible API server and API machinery.
+#[derive(Parser)]
+#[command(name = "kapi", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the Kubernetes API over HTTPS.
+    Serve(serve::ServeArgs),
+    /// Convert built-in objects between API versions, offline.
+    Convert(convert::ConvertArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Serve(args) => serve::run(args),
+        Command::Convert(args) => convert::run(args),
+    }
 }
