@@ -1,13 +1,108 @@
 //! `kapi serve`: start the API server.
 
+use kapi_server::{Server, ServerOptions};
+use std::net::IpAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 /// Flags of `kapi serve`, named as kube-apiserver names them.
 #[derive(clap::Args)]
-pub struct ServeArgs {}
+pub struct ServeArgs {
+    /// The IP address on which to listen for the --secure-port port.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind_address: IpAddr,
+    /// The port on which to serve HTTPS; 0 picks a free port (logged and written to the kubeconfig).
+    #[arg(long, default_value_t = 6443)]
+    secure_port: u16,
+    /// Directory for the embedded store, certificates, token file and kubeconfig.
+    #[arg(long, default_value = "kapi-data")]
+    data_dir: PathBuf,
+    /// The IP address advertised to clients (added to the serving certificate and kubeconfig).
+    #[arg(long)]
+    advertise_address: Option<IpAddr>,
+    /// Comma-separated etcd endpoints; when set, objects are stored in etcd instead of the data dir.
+    #[arg(long, value_delimiter = ',')]
+    etcd_servers: Vec<String>,
+    /// The prefix to prepend to all resource paths in etcd.
+    #[arg(long, default_value = "/registry")]
+    etcd_prefix: String,
+    /// SSL Certificate Authority file used to secure etcd communication.
+    #[arg(long)]
+    etcd_cafile: Option<PathBuf>,
+    /// SSL certification file used to secure etcd communication.
+    #[arg(long)]
+    etcd_certfile: Option<PathBuf>,
+    /// SSL key file used to secure etcd communication.
+    #[arg(long)]
+    etcd_keyfile: Option<PathBuf>,
+}
 
-/// Runs the server until SIGTERM.
-pub fn run(_args: ServeArgs) -> ExitCode {
-    eprintln!("kapi serve: not built yet");
-    ExitCode::FAILURE
+/// Runs the server until SIGTERM or SIGINT.
+pub fn run(args: ServeArgs) -> ExitCode {
+    let started = Instant::now();
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start the async runtime");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(serve(args, started)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %e, "kapi serve failed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::error::Error>> {
+    let opts = ServerOptions {
+        bind_address: args.bind_address,
+        secure_port: args.secure_port,
+        data_dir: args.data_dir.clone(),
+        advertise_address: args.advertise_address,
+    };
+    let server = Server::bind(opts).await?;
+    tracing::info!(
+        address = %server.local_addr(),
+        port = server.local_addr().port(),
+        kubeconfig = %server.kubeconfig_path().display(),
+        ready_after_ms = started.elapsed().as_secs_f64() * 1000.0,
+        "serving",
+    );
+    server.run(shutdown_signal()).await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Resolves on SIGTERM or SIGINT.
+async fn shutdown_signal() {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot listen for SIGTERM; only SIGINT stops kapi");
+            let _ = tokio::signal::ctrl_c().await;
+            return;
+        }
+    };
+    tokio::select! {
+        _ = term.recv() => tracing::info!("SIGTERM received"),
+        _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT received"),
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
 }

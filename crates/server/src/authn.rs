@@ -1,0 +1,99 @@
+//! Authentication: bearer tokens from the token file, or client certificates signed by the
+//! CA. Everything else gets 401, except the health and version endpoints.
+
+use crate::listener::ClientCertUser;
+use crate::status::ApiError;
+use axum::extract::{Request, State};
+use axum::http::header::AUTHORIZATION;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// The authenticated user of a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User(pub String);
+
+/// Accepted bearer tokens.
+#[derive(Debug, Default)]
+pub struct Authenticator {
+    tokens: HashSet<String>,
+}
+
+impl Authenticator {
+    /// Accepts exactly these bearer tokens (plus CA-signed client certificates).
+    pub fn new(tokens: impl IntoIterator<Item = String>) -> Self {
+        Self {
+            tokens: tokens.into_iter().collect(),
+        }
+    }
+
+    /// The user a request authenticates as, if any.
+    pub fn authenticate(&self, req: &Request) -> Option<User> {
+        if let Some(value) = req.headers().get(AUTHORIZATION)
+            && let Ok(text) = value.to_str()
+            && let Some(token) = strip_bearer(text)
+            && self.tokens.contains(token)
+        {
+            return Some(User("admin".to_owned()));
+        }
+        req.extensions()
+            .get::<ClientCertUser>()
+            .map(|c| User(c.0.clone()))
+    }
+}
+
+fn strip_bearer(header: &str) -> Option<&str> {
+    let (scheme, token) = header.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+/// Paths served without authentication (kube-apiserver's `system:public-info-viewer`).
+fn is_public(path: &str) -> bool {
+    matches!(path, "/healthz" | "/livez" | "/readyz" | "/version")
+        || ["/healthz/", "/livez/", "/readyz/", "/version/"]
+            .iter()
+            .any(|p| path.starts_with(p))
+}
+
+/// Middleware: lets public paths through, authenticates everything else.
+pub async fn authenticate(
+    State(auth): State<Arc<Authenticator>>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    if is_public(req.uri().path()) {
+        return next.run(req).await;
+    }
+    match auth.authenticate(&req) {
+        Some(user) => {
+            req.extensions_mut().insert(user);
+            next.run(req).await
+        }
+        None => ApiError::unauthorized().into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_bearer_accepts_any_case_scheme() {
+        assert_eq!(strip_bearer("bearer abc"), Some("abc"));
+        assert_eq!(strip_bearer("Bearer  abc "), Some("abc"));
+        assert_eq!(strip_bearer("Basic abc"), None);
+        assert_eq!(strip_bearer("Bearer "), None);
+    }
+
+    #[test]
+    fn health_and_version_paths_are_public() {
+        assert!(is_public("/readyz"));
+        assert!(is_public("/healthz/ping"));
+        assert!(!is_public("/api"));
+        assert!(!is_public("/metrics"));
+    }
+}

@@ -1,0 +1,54 @@
+//! Private files in the data dir: written atomically with mode 0600, the dir itself 0700.
+
+use crate::pki::PkiError;
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> PkiError + '_ {
+    move |source| PkiError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// Creates `dir` (mode 0700) if it does not exist.
+pub fn create_private_dir(dir: &Path) -> Result<(), PkiError> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(io_err(dir))
+}
+
+/// Writes `bytes` to `path` with mode 0600, through a temporary file and a rename.
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), PkiError> {
+    let tmp = path.with_extension("tmp");
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .map_err(io_err(&tmp))?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))
+        .map_err(io_err(&tmp))?;
+    file.write_all(bytes).map_err(io_err(&tmp))?;
+    file.sync_all().map_err(io_err(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+/// Reads `path` as text; `None` when it does not exist.
+pub fn read_to_string_opt(path: &Path) -> Result<Option<String>, PkiError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(PkiError::Io {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}

@@ -1,0 +1,144 @@
+//! Assembling and running a server: options, bootstrap of the data dir, binding, serving.
+
+use crate::authn::{self, Authenticator};
+use crate::metrics::Metrics;
+use crate::pki::{self, Credentials, PkiError};
+use crate::tls::{self, TlsError};
+use axum::Router;
+use axum::routing::get;
+use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+/// What `kapi serve` is started with.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// Address to listen on (`--bind-address`).
+    pub bind_address: IpAddr,
+    /// Port to listen on; 0 picks a free one (`--secure-port`).
+    pub secure_port: u16,
+    /// Directory for certificates, tokens, the kubeconfig and the embedded store.
+    pub data_dir: PathBuf,
+    /// Extra address for the serving certificate and kubeconfig (`--advertise-address`).
+    pub advertise_address: Option<IpAddr>,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            bind_address: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            secure_port: 6443,
+            data_dir: PathBuf::from("kapi-data"),
+            advertise_address: None,
+        }
+    }
+}
+
+/// Errors starting a server.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// Certificates, tokens or kubeconfig.
+    #[error(transparent)]
+    Pki(#[from] PkiError),
+    /// TLS configuration.
+    #[error(transparent)]
+    Tls(#[from] TlsError),
+    /// Binding the listening socket.
+    #[error("listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// A server bound to its port and ready to serve.
+pub struct Server {
+    listener: TcpListener,
+    tls: Arc<rustls::ServerConfig>,
+    app: Router,
+    local_addr: SocketAddr,
+    kubeconfig: PathBuf,
+}
+
+impl Server {
+    /// Bootstraps the data dir (first start: CA, certificates, token), binds the port and
+    /// writes the kubeconfig with the address actually bound.
+    pub async fn bind(opts: ServerOptions) -> Result<Self, ServerError> {
+        tls::install_crypto_provider();
+        let extra: Vec<IpAddr> = [Some(opts.bind_address), opts.advertise_address]
+            .into_iter()
+            .flatten()
+            .filter(|ip| !ip.is_unspecified())
+            .collect();
+        let data_dir = opts.data_dir.clone();
+        let creds =
+            tokio::task::spawn_blocking(move || Credentials::load_or_create(&data_dir, &extra))
+                .await
+                .map_err(|e| PkiError::Io {
+                    path: opts.data_dir.clone(),
+                    source: std::io::Error::other(e),
+                })??;
+        let tls = tls::server_config(&creds)?;
+        let addr = SocketAddr::new(opts.bind_address, opts.secure_port);
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| ServerError::Bind { addr, source })?;
+        let local_addr = listener
+            .local_addr()
+            .map_err(|source| ServerError::Bind { addr, source })?;
+        let url = format!("https://{}", client_host(&opts, local_addr));
+        let kubeconfig = pki::write_kubeconfig(&opts.data_dir, &url, &creds)?;
+        let auth = Arc::new(Authenticator::new(creds.tokens.clone()));
+        Ok(Self {
+            listener,
+            tls,
+            app: router(auth),
+            local_addr,
+            kubeconfig,
+        })
+    }
+
+    /// The address actually bound (useful with port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The kubeconfig written for the admin user.
+    pub fn kubeconfig_path(&self) -> &std::path::Path {
+        &self.kubeconfig
+    }
+
+    /// Serves until `shutdown` resolves, then drains open connections.
+    pub async fn run(self, shutdown: impl Future<Output = ()>) {
+        crate::listener::serve(self.listener, self.tls, self.app, shutdown).await;
+    }
+}
+
+/// The host:port clients should use: the advertise address, else the bound one
+/// (127.0.0.1 when bound to all interfaces).
+fn client_host(opts: &ServerOptions, bound: SocketAddr) -> SocketAddr {
+    let ip = match (opts.advertise_address, bound.ip()) {
+        (Some(ip), b) if b.is_unspecified() => ip,
+        (_, b) if b.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        (_, b) => b,
+    };
+    SocketAddr::new(ip, bound.port())
+}
+
+fn router(auth: Arc<Authenticator>) -> Router {
+    let metrics = Arc::new(Metrics::new());
+    let fixed = Router::new()
+        .route("/healthz", get(crate::health::ok))
+        .route("/livez", get(crate::health::ok))
+        .route("/readyz", get(crate::health::ok))
+        .route("/version", get(crate::health::version))
+        .route("/metrics", get(crate::health::metrics).with_state(metrics));
+    fixed.layer(axum::middleware::from_fn_with_state(
+        auth,
+        authn::authenticate,
+    ))
+}

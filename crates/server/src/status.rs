@@ -1,0 +1,310 @@
+//! Errors that reach a client: `metav1.Status` objects with kube-apiserver's reason, code,
+//! details and wording (R8.25, R8.26; goldens `error-*.json`).
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+/// One cause of an error (`details.causes[]`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StatusCause {
+    /// Machine-readable reason, e.g. `FieldValueInvalid`.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// Human-readable message.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    /// The field path, e.g. `metadata.name`.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub field: String,
+}
+
+/// `details` of a Status.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusDetails {
+    /// Object name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// API group.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub group: String,
+    /// Resource (or kind, for Invalid).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+    /// Object uid.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    /// Individual causes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<StatusCause>,
+    /// Seconds to wait before retrying.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_after_seconds: Option<u32>,
+}
+
+/// A Kubernetes API error, rendered as a `Status` object.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct ApiError {
+    /// HTTP status code (equals `code`).
+    pub code: u16,
+    /// `reason`, e.g. `NotFound`; empty for none.
+    pub reason: &'static str,
+    /// `message`.
+    pub message: String,
+    /// `details`, if any.
+    pub details: Option<StatusDetails>,
+}
+
+/// `<resource>.<group>`, or `<resource>` for the core group (as in Kubernetes messages).
+pub fn qualified_resource(group: &str, resource: &str) -> String {
+    if group.is_empty() {
+        resource.to_owned()
+    } else {
+        format!("{resource}.{group}")
+    }
+}
+
+fn named_details(group: &str, kind: &str, name: &str) -> Option<StatusDetails> {
+    Some(StatusDetails {
+        name: name.to_owned(),
+        group: group.to_owned(),
+        kind: kind.to_owned(),
+        ..StatusDetails::default()
+    })
+}
+
+impl ApiError {
+    fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            reason,
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    /// 401 Unauthorized.
+    pub fn unauthorized() -> Self {
+        Self::new(401, "Unauthorized", "Unauthorized")
+    }
+
+    /// 404 NotFound for `name` of `resource` in `group`.
+    pub fn not_found(group: &str, resource: &str, name: &str) -> Self {
+        let msg = format!(
+            "{} \"{name}\" not found",
+            qualified_resource(group, resource)
+        );
+        Self {
+            details: named_details(group, resource, name),
+            ..Self::new(404, "NotFound", msg)
+        }
+    }
+
+    /// 409 AlreadyExists.
+    pub fn already_exists(group: &str, resource: &str, name: &str) -> Self {
+        let msg = format!(
+            "{} \"{name}\" already exists",
+            qualified_resource(group, resource)
+        );
+        Self {
+            details: named_details(group, resource, name),
+            ..Self::new(409, "AlreadyExists", msg)
+        }
+    }
+
+    /// 409 Conflict with the given cause text.
+    pub fn conflict(group: &str, resource: &str, name: &str, err: &str) -> Self {
+        let msg = format!(
+            "Operation cannot be fulfilled on {} \"{name}\": {err}",
+            qualified_resource(group, resource)
+        );
+        Self {
+            details: named_details(group, resource, name),
+            ..Self::new(409, "Conflict", msg)
+        }
+    }
+
+    /// 409 Conflict for a stale resourceVersion (R8.13).
+    pub fn conflict_modified(group: &str, resource: &str, name: &str) -> Self {
+        Self::conflict(
+            group,
+            resource,
+            name,
+            "the object has been modified; please apply your changes to the latest version and try again",
+        )
+    }
+
+    /// 422 Invalid: `<Kind>[.<group>] "<name>" is invalid: <causes>`.
+    pub fn invalid(group: &str, kind: &str, name: &str, causes: Vec<StatusCause>) -> Self {
+        let joined = causes
+            .iter()
+            .map(|c| format!("{}: {}", c.field, c.message))
+            .collect::<Vec<_>>();
+        let joined = if joined.len() == 1 {
+            joined.concat()
+        } else {
+            format!("[{}]", joined.join(", "))
+        };
+        let msg = format!(
+            "{} \"{name}\" is invalid: {joined}",
+            qualified_resource(group, kind)
+        );
+        let mut details = named_details(group, kind, name).unwrap_or_default();
+        details.causes = causes;
+        Self {
+            details: Some(details),
+            ..Self::new(422, "Invalid", msg)
+        }
+    }
+
+    /// 400 BadRequest with the given message and no details.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(400, "BadRequest", message)
+    }
+
+    /// 403 Forbidden: `<resource>.<group> "<name>" is forbidden: <err>`.
+    pub fn forbidden(group: &str, resource: &str, name: &str, err: &str) -> Self {
+        let msg = format!(
+            "{} \"{name}\" is forbidden: {err}",
+            qualified_resource(group, resource)
+        );
+        Self {
+            details: named_details(group, resource, name),
+            ..Self::new(403, "Forbidden", msg)
+        }
+    }
+
+    /// 405 MethodNotAllowed.
+    pub fn method_not_allowed() -> Self {
+        Self {
+            details: Some(StatusDetails::default()),
+            ..Self::new(
+                405,
+                "MethodNotAllowed",
+                "the server does not allow this method on the requested resource",
+            )
+        }
+    }
+
+    /// 406 NotAcceptable listing the representations on offer.
+    pub fn not_acceptable(available: &[&str]) -> Self {
+        let msg = format!(
+            "406: Not Acceptable\n\nAvailable representations: {}",
+            available.join(", ")
+        );
+        Self {
+            details: Some(StatusDetails::default()),
+            ..Self::new(406, "NotAcceptable", msg)
+        }
+    }
+
+    /// 406 NotAcceptable with a custom message (transforms, R3.12).
+    pub fn not_acceptable_msg(message: impl Into<String>) -> Self {
+        Self {
+            details: Some(StatusDetails::default()),
+            ..Self::new(406, "NotAcceptable", message)
+        }
+    }
+
+    /// 415 UnsupportedMediaType listing accepted types.
+    pub fn unsupported_media_type(accepted: &[&str]) -> Self {
+        let msg = format!(
+            "the body of the request was in an unknown format - accepted media types include: {}",
+            accepted.join(", ")
+        );
+        Self::new(415, "UnsupportedMediaType", msg)
+    }
+
+    /// 413 RequestEntityTooLarge.
+    pub fn too_large(limit: usize) -> Self {
+        let msg = format!("Request entity too large: limit is {limit}");
+        Self::new(413, "RequestEntityTooLarge", msg)
+    }
+
+    /// 410 Expired (a resourceVersion older than the compacted history).
+    pub fn expired(message: impl Into<String>) -> Self {
+        Self::new(410, "Expired", message)
+    }
+
+    /// 500 InternalError: `Internal error occurred: <err>`.
+    pub fn internal(err: impl std::fmt::Display) -> Self {
+        let err = err.to_string();
+        Self {
+            details: Some(StatusDetails {
+                causes: vec![StatusCause {
+                    reason: String::new(),
+                    message: err.clone(),
+                    field: String::new(),
+                }],
+                ..StatusDetails::default()
+            }),
+            ..Self::new(
+                500,
+                "InternalError",
+                format!("Internal error occurred: {err}"),
+            )
+        }
+    }
+
+    /// 503 ServiceUnavailable.
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self::new(503, "ServiceUnavailable", message)
+    }
+
+    /// The Status object as JSON, in the field order of Go's `metav1.Status`.
+    pub fn to_json(&self) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct Meta {}
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Wire<'a> {
+            kind: &'static str,
+            api_version: &'static str,
+            metadata: Meta,
+            status: &'static str,
+            #[serde(skip_serializing_if = "str::is_empty")]
+            message: &'a str,
+            #[serde(skip_serializing_if = "str::is_empty")]
+            reason: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            details: Option<&'a StatusDetails>,
+            code: u16,
+        }
+        let wire = Wire {
+            kind: "Status",
+            api_version: "v1",
+            metadata: Meta {},
+            status: "Failure",
+            message: &self.message,
+            reason: self.reason,
+            details: self.details.as_ref(),
+            code: self.code,
+        };
+        let mut out = serde_json::to_vec(&wire).unwrap_or_default();
+        out.push(b'\n');
+        out
+    }
+
+    /// The HTTP status code.
+    pub fn status_code(&self) -> StatusCode {
+        StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut resp = (self.status_code(), self.to_json()).into_response();
+        resp.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        if let Some(secs) = self.details.as_ref().and_then(|d| d.retry_after_seconds)
+            && let Ok(v) = HeaderValue::from_str(&secs.to_string())
+        {
+            resp.headers_mut().insert(header::RETRY_AFTER, v);
+        }
+        resp
+    }
+}
