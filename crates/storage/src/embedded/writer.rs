@@ -1,0 +1,394 @@
+//! The single writer: one OS thread that drains every queued write request into one redb
+//! transaction, commits it durably (group commit: one fsync for the whole batch), answers the
+//! callers and publishes the committed events to the watch fan-out.
+
+use std::sync::Arc;
+
+use redb::{Database, Durability, ReadableDatabase, ReadableTable, Table};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use super::compaction::compact_chunk;
+use super::tables::{
+    self, COMPACT_REVISION, CURRENT_REVISION, HISTORY, KV, LOG, META, PHYSICAL_COMPACT_REVISION,
+    db_err, to_disk,
+};
+use crate::error::{Result, StoreError};
+use crate::types::{DeleteResponse, Event, KeyValue};
+
+/// Most requests committed in one transaction.
+const MAX_BATCH: usize = 4096;
+/// Log entries compacted inside a busy write batch.
+const BUSY_COMPACTION_CHUNK: usize = 256;
+/// Log entries compacted per transaction while no writes are waiting.
+const IDLE_COMPACTION_CHUNK: usize = 4096;
+
+/// One write the caller wants committed.
+#[derive(Debug)]
+pub enum WriteOp {
+    /// Create if absent.
+    Create { key: Vec<u8>, value: Vec<u8> },
+    /// Replace if mod_revision matches.
+    Update {
+        key: Vec<u8>,
+        value: Vec<u8>,
+        expected: i64,
+    },
+    /// Create or replace.
+    Put { key: Vec<u8>, value: Vec<u8> },
+    /// Delete, optionally only at a mod_revision.
+    Delete { key: Vec<u8>, expected: Option<i64> },
+    /// Move the compacted revision forward.
+    Compact { revision: i64 },
+}
+
+/// What a committed write produced.
+#[derive(Debug)]
+pub enum WriteOutcome {
+    /// The key after a create, update or put.
+    Kv(KeyValue),
+    /// A deletion.
+    Deleted(DeleteResponse),
+    /// A compaction was recorded.
+    Compacted,
+}
+
+/// A queued write and where to send its outcome.
+#[derive(Debug)]
+pub struct WriteRequest {
+    /// The write.
+    pub op: WriteOp,
+    /// Receives the outcome once the batch is durable.
+    pub reply: oneshot::Sender<Result<WriteOutcome>>,
+}
+
+/// The events of one durable commit, in revision order (previous values always included).
+#[derive(Debug)]
+pub struct CommittedBatch {
+    /// The store revision after the commit.
+    pub revision: i64,
+    /// What changed.
+    pub events: Vec<Event>,
+}
+
+/// The open tables of one write transaction.
+pub struct Tables<'t> {
+    pub kv: Table<'t, &'static [u8], &'static [u8]>,
+    pub history: Table<'t, (&'static [u8], u64), &'static [u8]>,
+    pub log: Table<'t, u64, &'static [u8]>,
+    pub meta: Table<'t, &'static str, u64>,
+}
+
+/// Revision counters owned by the writer.
+#[derive(Debug, Clone, Copy)]
+struct Counters {
+    current: i64,
+    compact: i64,
+    physical: i64,
+}
+
+/// The writer thread's state.
+pub struct Writer {
+    db: Arc<Database>,
+    requests: mpsc::Receiver<WriteRequest>,
+    events: broadcast::Sender<Arc<CommittedBatch>>,
+    counters: Counters,
+}
+
+type Replies = Vec<Result<WriteOutcome>>;
+
+impl Writer {
+    /// Loads the counters from disk and prepares the writer.
+    pub fn new(
+        db: Arc<Database>,
+        requests: mpsc::Receiver<WriteRequest>,
+        events: broadcast::Sender<Arc<CommittedBatch>>,
+    ) -> Result<Self> {
+        let txn = db.begin_read().map_err(db_err)?;
+        let meta = txn.open_table(META).map_err(db_err)?;
+        let counters = Counters {
+            current: tables::from_disk(tables::read_meta(&meta, CURRENT_REVISION)?),
+            compact: tables::from_disk(tables::read_meta(&meta, COMPACT_REVISION)?),
+            physical: tables::from_disk(tables::read_meta(&meta, PHYSICAL_COMPACT_REVISION)?),
+        };
+        drop(meta);
+        drop(txn);
+        Ok(Writer {
+            db,
+            requests,
+            events,
+            counters,
+        })
+    }
+
+    /// Runs until every request sender is dropped.
+    pub fn run(mut self) {
+        loop {
+            let first = if self.counters.physical < self.counters.compact {
+                match self.requests.try_recv() {
+                    Ok(request) => request,
+                    Err(mpsc::error::TryRecvError::Empty) => {
+                        self.compact_idle();
+                        continue;
+                    }
+                    Err(mpsc::error::TryRecvError::Disconnected) => break,
+                }
+            } else {
+                match self.requests.blocking_recv() {
+                    Some(request) => request,
+                    None => break,
+                }
+            };
+            let mut batch = vec![first];
+            while batch.len() < MAX_BATCH {
+                match self.requests.try_recv() {
+                    Ok(request) => batch.push(request),
+                    Err(_) => break,
+                }
+            }
+            self.commit_batch(batch);
+        }
+        tracing::debug!("embedded store writer stopped");
+    }
+
+    fn commit_batch(&mut self, batch: Vec<WriteRequest>) {
+        let before = self.counters;
+        match self.apply_batch(&batch) {
+            Ok((replies, events)) => {
+                for (request, reply) in batch.into_iter().zip(replies) {
+                    // The caller may have given up waiting; the write is committed regardless.
+                    let _ = request.reply.send(reply);
+                }
+                if !events.is_empty() {
+                    let committed = CommittedBatch {
+                        revision: self.counters.current,
+                        events,
+                    };
+                    // No receivers is fine: nobody is watching.
+                    let _ = self.events.send(Arc::new(committed));
+                }
+            }
+            Err(error) => {
+                tracing::error!(%error, "embedded store commit failed");
+                self.counters = before;
+                for request in batch {
+                    let _ = request.reply.send(Err(error.clone()));
+                }
+            }
+        }
+    }
+
+    fn apply_batch(&mut self, batch: &[WriteRequest]) -> Result<(Replies, Vec<Event>)> {
+        let mut txn = self.db.begin_write().map_err(db_err)?;
+        txn.set_durability(Durability::Immediate)
+            .map_err(|e| StoreError::Internal(e.to_string()))?;
+        let mut replies = Vec::with_capacity(batch.len());
+        let mut events = Vec::with_capacity(batch.len());
+        {
+            let mut t = open_tables(&txn)?;
+            for request in batch {
+                replies.push(self.apply_one(&mut t, &request.op, &mut events)?);
+            }
+            if self.counters.physical < self.counters.compact {
+                self.counters.physical = compact_chunk(
+                    &mut t,
+                    self.counters.physical,
+                    self.counters.compact,
+                    BUSY_COMPACTION_CHUNK,
+                )?;
+            }
+            self.store_counters(&mut t)?;
+        }
+        txn.commit().map_err(db_err)?;
+        Ok((replies, events))
+    }
+
+    fn compact_idle(&mut self) {
+        let before = self.counters;
+        let result = (|| {
+            let txn = self.db.begin_write().map_err(db_err)?;
+            {
+                let mut t = open_tables(&txn)?;
+                self.counters.physical = compact_chunk(
+                    &mut t,
+                    self.counters.physical,
+                    self.counters.compact,
+                    IDLE_COMPACTION_CHUNK,
+                )?;
+                self.store_counters(&mut t)?;
+            }
+            txn.commit().map_err(db_err)
+        })();
+        if let Err(error) = result {
+            tracing::error!(%error, "embedded store compaction failed; retrying on the next request");
+            self.counters = before;
+            // Stop compacting until the next write so a persistent failure does not spin.
+            self.counters.physical = self.counters.compact;
+        }
+    }
+
+    fn store_counters(&self, t: &mut Tables<'_>) -> Result<()> {
+        let c = self.counters;
+        t.meta
+            .insert(CURRENT_REVISION, to_disk(c.current))
+            .map_err(db_err)?;
+        t.meta
+            .insert(COMPACT_REVISION, to_disk(c.compact))
+            .map_err(db_err)?;
+        t.meta
+            .insert(PHYSICAL_COMPACT_REVISION, to_disk(c.physical))
+            .map_err(db_err)?;
+        Ok(())
+    }
+
+    /// Applies one request; the outer error aborts the batch, the inner one answers the caller.
+    fn apply_one(
+        &mut self,
+        t: &mut Tables<'_>,
+        op: &WriteOp,
+        events: &mut Vec<Event>,
+    ) -> Result<Result<WriteOutcome>> {
+        match op {
+            WriteOp::Create { key, value } => Ok(match live(t, key)? {
+                Some(current) => Err(StoreError::AlreadyExists {
+                    current: Box::new(current),
+                }),
+                None => Ok(WriteOutcome::Kv(
+                    self.write_put(t, key, value, None, events)?,
+                )),
+            }),
+            WriteOp::Update {
+                key,
+                value,
+                expected,
+            } => Ok(match live(t, key)? {
+                None => Err(StoreError::NotFound { key: key.clone() }),
+                Some(current) if current.mod_revision != *expected => Err(StoreError::Conflict {
+                    expected: *expected,
+                    current: Box::new(current),
+                }),
+                Some(current) => Ok(WriteOutcome::Kv(self.write_put(
+                    t,
+                    key,
+                    value,
+                    Some(current),
+                    events,
+                )?)),
+            }),
+            WriteOp::Put { key, value } => {
+                let current = live(t, key)?;
+                Ok(Ok(WriteOutcome::Kv(
+                    self.write_put(t, key, value, current, events)?,
+                )))
+            }
+            WriteOp::Delete { key, expected } => Ok(match live(t, key)? {
+                None => Err(StoreError::NotFound { key: key.clone() }),
+                Some(current) if expected.is_some_and(|e| e != current.mod_revision) => {
+                    Err(StoreError::Conflict {
+                        expected: expected.unwrap_or_default(),
+                        current: Box::new(current),
+                    })
+                }
+                Some(current) => Ok(WriteOutcome::Deleted(
+                    self.write_delete(t, current, events)?,
+                )),
+            }),
+            WriteOp::Compact { revision } => Ok(self.record_compaction(*revision)),
+        }
+    }
+
+    fn record_compaction(&mut self, revision: i64) -> Result<WriteOutcome> {
+        let c = &mut self.counters;
+        if revision <= c.compact {
+            return Err(StoreError::Compacted {
+                requested: revision,
+                compacted: c.compact,
+            });
+        }
+        if revision > c.current {
+            return Err(StoreError::FutureRevision {
+                requested: revision,
+                current: c.current,
+            });
+        }
+        c.compact = revision;
+        Ok(WriteOutcome::Compacted)
+    }
+
+    fn write_put(
+        &mut self,
+        t: &mut Tables<'_>,
+        key: &[u8],
+        value: &[u8],
+        prev: Option<KeyValue>,
+        events: &mut Vec<Event>,
+    ) -> Result<KeyValue> {
+        let revision = self.counters.current + 1;
+        let kv = KeyValue {
+            key: key.to_vec(),
+            value: value.to_vec(),
+            create_revision: prev.as_ref().map_or(revision, |p| p.create_revision),
+            mod_revision: revision,
+            version: prev.as_ref().map_or(1, |p| p.version + 1),
+        };
+        t.kv.insert(key, tables::encode_live(&kv).as_slice())
+            .map_err(db_err)?;
+        t.history
+            .insert(
+                (key, to_disk(revision)),
+                tables::encode_version(&kv, false).as_slice(),
+            )
+            .map_err(db_err)?;
+        t.log.insert(to_disk(revision), key).map_err(db_err)?;
+        self.counters.current = revision;
+        events.push(Event::Put {
+            kv: kv.clone(),
+            prev,
+        });
+        Ok(kv)
+    }
+
+    fn write_delete(
+        &mut self,
+        t: &mut Tables<'_>,
+        prev: KeyValue,
+        events: &mut Vec<Event>,
+    ) -> Result<DeleteResponse> {
+        let revision = self.counters.current + 1;
+        let key = prev.key.as_slice();
+        let tombstone = KeyValue {
+            key: key.to_vec(),
+            ..KeyValue::default()
+        };
+        t.kv.remove(key).map_err(db_err)?;
+        t.history
+            .insert(
+                (key, to_disk(revision)),
+                tables::encode_version(&tombstone, true).as_slice(),
+            )
+            .map_err(db_err)?;
+        t.log.insert(to_disk(revision), key).map_err(db_err)?;
+        self.counters.current = revision;
+        events.push(Event::Delete {
+            key: key.to_vec(),
+            revision,
+            prev: Some(prev.clone()),
+        });
+        Ok(DeleteResponse { prev, revision })
+    }
+}
+
+fn open_tables(txn: &redb::WriteTransaction) -> Result<Tables<'_>> {
+    Ok(Tables {
+        kv: txn.open_table(KV).map_err(db_err)?,
+        history: txn.open_table(HISTORY).map_err(db_err)?,
+        log: txn.open_table(LOG).map_err(db_err)?,
+        meta: txn.open_table(META).map_err(db_err)?,
+    })
+}
+
+fn live(t: &Tables<'_>, key: &[u8]) -> Result<Option<KeyValue>> {
+    match t.kv.get(key).map_err(db_err)? {
+        Some(record) => Ok(Some(tables::decode_live(key, record.value())?)),
+        None => Ok(None),
+    }
+}

@@ -1,0 +1,82 @@
+//! Test support shared by the storage integration tests: backend factories and a real etcd
+//! started on free loopback ports.
+#![allow(dead_code)]
+
+pub mod etcd_process;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use kapi_storage::{
+    EmbeddedConfig, EmbeddedStore, EtcdConfig, EtcdStore, Event, Store, WatchResponse, WatchStream,
+};
+
+use etcd_process::EtcdProcess;
+
+/// Generous bound for anything a test waits on (a loaded 2-core machine is slow).
+pub const WAIT: Duration = Duration::from_secs(60);
+
+/// A store under test and whatever keeps it alive (temp dir, etcd process).
+pub struct Harness {
+    pub store: Arc<dyn Store>,
+    _guard: Box<dyn std::any::Any + Send + Sync>,
+}
+
+/// An embedded store in a fresh temp dir, no periodic compaction, progress every second.
+pub async fn embedded() -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = EmbeddedConfig::new(dir.path());
+    config.compaction_interval = None;
+    config.progress_notify_interval = Duration::from_secs(1);
+    let store = EmbeddedStore::open(config).unwrap();
+    Harness {
+        store,
+        _guard: Box::new(dir),
+    }
+}
+
+/// An etcd store (key prefix `/kapi-test`) on a private single-member etcd.
+pub async fn etcd() -> Harness {
+    let process = EtcdProcess::start().await;
+    let config = EtcdConfig::new([process.client_url.clone()]).with_prefix("/kapi-test");
+    let store = EtcdStore::connect(config).await.unwrap();
+    Harness {
+        store: Arc::new(store),
+        _guard: Box::new(process),
+    }
+}
+
+/// Reads the next message, failing the test after [`WAIT`].
+pub async fn next_message(stream: &mut WatchStream) -> WatchResponse {
+    match tokio::time::timeout(WAIT, stream.next()).await {
+        Ok(Some(Ok(message))) => message,
+        Ok(Some(Err(error))) => panic!("watch failed: {error}"),
+        Ok(None) => panic!("watch ended"),
+        Err(_) => panic!("no watch message within {WAIT:?}"),
+    }
+}
+
+/// Collects exactly `n` events, skipping progress notifications.
+pub async fn next_events(stream: &mut WatchStream, n: usize) -> Vec<Event> {
+    let mut events = Vec::new();
+    while events.len() < n {
+        if let WatchResponse::Events(batch) = next_message(stream).await {
+            events.extend(batch);
+        }
+    }
+    assert_eq!(events.len(), n, "more events than expected: {events:?}");
+    events
+}
+
+/// The first error on the stream (skipping messages), failing the test after [`WAIT`].
+pub async fn next_error(stream: &mut WatchStream) -> kapi_storage::StoreError {
+    loop {
+        match tokio::time::timeout(WAIT, stream.next()).await {
+            Ok(Some(Ok(_))) => continue,
+            Ok(Some(Err(error))) => return error,
+            Ok(None) => panic!("watch ended without an error"),
+            Err(_) => panic!("no watch error within {WAIT:?}"),
+        }
+    }
+}
