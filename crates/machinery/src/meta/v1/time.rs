@@ -1,0 +1,228 @@
+//! `Time` (RFC 3339, whole seconds) and `MicroTime` (microseconds): JSON strings, protobuf
+//! `{seconds, nanos}`; the zero value is JSON `null` and an empty protobuf message.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use prost::bytes::{Buf, BufMut};
+use prost::encoding::{DecodeContext, WireType};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A timestamp with second precision; `Time::default()` is Go's zero time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time(pub Option<DateTime<Utc>>);
+
+/// A timestamp with microsecond precision; `MicroTime::default()` is Go's zero time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MicroTime(pub Option<DateTime<Utc>>);
+
+impl Time {
+    /// The current time, truncated to seconds.
+    pub fn now() -> Self {
+        let now = Utc::now();
+        Self(DateTime::from_timestamp(now.timestamp(), 0))
+    }
+
+    /// True for the zero time.
+    pub fn is_zero(&self) -> bool {
+        self.0.is_none()
+    }
+}
+
+impl MicroTime {
+    /// The current time, truncated to microseconds.
+    pub fn now() -> Self {
+        let now = Utc::now();
+        Self(DateTime::from_timestamp_micros(now.timestamp_micros()))
+    }
+
+    /// True for the zero time.
+    pub fn is_zero(&self) -> bool {
+        self.0.is_none()
+    }
+}
+
+fn parse_rfc3339<E: serde::de::Error>(s: &str) -> Result<DateTime<Utc>, E> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(E::custom)
+}
+
+impl Serialize for Time {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            None => s.serialize_none(),
+            Some(t) => s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::Secs, true)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Time {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s: Option<String> = Option::deserialize(d)?;
+        match s {
+            None => Ok(Time(None)),
+            Some(s) => Ok(Time(Some(parse_rfc3339(&s)?))),
+        }
+    }
+}
+
+impl Serialize for MicroTime {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            None => s.serialize_none(),
+            Some(t) => s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::Micros, true)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for MicroTime {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s: Option<String> = Option::deserialize(d)?;
+        match s {
+            None => Ok(MicroTime(None)),
+            Some(s) => {
+                let t = parse_rfc3339(&s)?;
+                Ok(MicroTime(DateTime::from_timestamp_micros(
+                    t.timestamp_micros(),
+                )))
+            }
+        }
+    }
+}
+
+fn timestamp_len(secs: i64, nanos: i32) -> usize {
+    prost::encoding::int64::encoded_len(1, &secs) + prost::encoding::int32::encoded_len(2, &nanos)
+}
+
+fn encode_timestamp(secs: i64, nanos: i32, buf: &mut impl BufMut) {
+    prost::encoding::int64::encode(1, &secs, buf);
+    prost::encoding::int32::encode(2, &nanos, buf);
+}
+
+/// Merges one Timestamp field into `(seconds, nanos)`.
+fn merge_timestamp_field(
+    parts: &mut (i64, i32),
+    tag: u32,
+    wire_type: WireType,
+    buf: &mut impl Buf,
+    ctx: DecodeContext,
+) -> Result<(), prost::DecodeError> {
+    match tag {
+        1 => prost::encoding::int64::merge(wire_type, &mut parts.0, buf, ctx),
+        2 => prost::encoding::int32::merge(wire_type, &mut parts.1, buf, ctx),
+        _ => prost::encoding::skip_field(wire_type, tag, buf, ctx),
+    }
+}
+
+fn from_parts(secs: i64, nanos: i32) -> Result<DateTime<Utc>, prost::DecodeError> {
+    let nanos = u32::try_from(nanos)
+        .map_err(|_| crate::serializer::proto_wire::decode_error("negative nanos"))?;
+    DateTime::from_timestamp(secs, nanos)
+        .ok_or_else(|| crate::serializer::proto_wire::decode_error("timestamp out of range"))
+}
+
+impl prost::Message for Time {
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        // Go sends seconds only, nanos always 0 (time_proto.go).
+        if let Some(t) = &self.0 {
+            encode_timestamp(t.timestamp(), 0, buf);
+        }
+    }
+
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), prost::DecodeError> {
+        let mut parts = (self.0.map(|t| t.timestamp()).unwrap_or(0), 0);
+        merge_timestamp_field(&mut parts, tag, wire_type, buf, ctx)?;
+        self.0 = Some(from_parts(parts.0, 0)?);
+        Ok(())
+    }
+
+    fn encoded_len(&self) -> usize {
+        self.0.map(|t| timestamp_len(t.timestamp(), 0)).unwrap_or(0)
+    }
+
+    fn clear(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl prost::Message for MicroTime {
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        if let Some(t) = &self.0 {
+            encode_timestamp(t.timestamp(), t.timestamp_subsec_nanos() as i32, buf);
+        }
+    }
+
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), prost::DecodeError> {
+        let mut parts = self
+            .0
+            .map(|t| (t.timestamp(), t.timestamp_subsec_nanos() as i32))
+            .unwrap_or((0, 0));
+        merge_timestamp_field(&mut parts, tag, wire_type, buf, ctx)?;
+        self.0 = Some(from_parts(parts.0, parts.1)?);
+        Ok(())
+    }
+
+    fn encoded_len(&self) -> usize {
+        self.0
+            .map(|t| timestamp_len(t.timestamp(), t.timestamp_subsec_nanos() as i32))
+            .unwrap_or(0)
+    }
+
+    fn clear(&mut self) {
+        self.0 = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    #[test]
+    fn zero_time_is_json_null() {
+        assert_eq!(serde_json::to_string(&Time::default()).unwrap(), "null");
+        assert_eq!(
+            serde_json::from_str::<Time>("null").unwrap(),
+            Time::default()
+        );
+    }
+
+    #[test]
+    fn time_json_is_rfc3339_seconds_in_utc() {
+        let t: Time = serde_json::from_str(r#""2026-11-29T13:54:04.5+01:00""#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&t).unwrap(),
+            r#""2026-11-29T12:54:04Z""#
+        );
+    }
+
+    #[test]
+    fn micro_time_json_has_six_fraction_digits() {
+        let t: MicroTime = serde_json::from_str(r#""2026-11-29T12:54:04.123456789Z""#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&t).unwrap(),
+            r#""2026-11-29T12:54:04.123456Z""#
+        );
+    }
+
+    #[test]
+    fn time_protobuf_sends_seconds_and_zero_nanos() {
+        let t: Time = serde_json::from_str(r#""2026-11-29T12:54:04Z""#).unwrap();
+        let bytes = t.encode_to_vec();
+        assert_eq!(&bytes[..1], &[0x08]);
+        assert_eq!(&bytes[bytes.len() - 2..], &[0x10, 0x00]);
+        assert_eq!(Time::decode(bytes.as_slice()).unwrap(), t);
+        assert!(Time::default().encode_to_vec().is_empty());
+    }
+}

@@ -1,0 +1,203 @@
+//! Conversion through the Scheme: pairwise functions, the internal hub as a fallback path,
+//! `convert`, `convert_to_version` (copying) and `unsafe_convert_to_version` (moving),
+//! and typed ⇄ unstructured (R1.12–R1.14).
+
+use super::error::{Error, Result};
+use super::object::{Object, downcast};
+use super::scheme::{ConvertFn, Scheme};
+use super::unstructured::{Unstructured, UnstructuredList};
+use crate::schema::{GroupVersionKind, GroupVersioner, INTERNAL_VERSION};
+use std::any::{Any, TypeId};
+use std::sync::Arc;
+
+fn type_id_of(obj: &dyn Object) -> TypeId {
+    (obj as &dyn Any).type_id()
+}
+
+fn is_unstructured(obj: &dyn Object) -> bool {
+    obj.is::<Unstructured>() || obj.is::<UnstructuredList>()
+}
+
+impl Scheme {
+    /// Registers a conversion from `A` to `B`. It takes `A` by value so that the moving
+    /// conversion moves fields; the copying one clones first (R1.12). Conversions between
+    /// two external versions fall back to going through the group's internal (hub) type.
+    pub fn add_conversion_func<A: Object, B: Object>(
+        &mut self,
+        f: impl Fn(A) -> Result<B> + Send + Sync + 'static,
+    ) {
+        let erased: ConvertFn = Arc::new(move |input: Box<dyn Object>| {
+            let a = downcast::<A>(input).map_err(|o| {
+                Error::Conversion(format!("conversion function got a {}", o.type_name()))
+            })?;
+            Ok(Box::new(f(*a)?) as Box<dyn Object>)
+        });
+        self.conversions
+            .insert((TypeId::of::<A>(), TypeId::of::<B>()), erased);
+    }
+
+    /// True when some path (direct or through the hub) converts `from` to `to`.
+    fn hub_path(&self, from: TypeId, to: TypeId) -> Option<(ConvertFn, ConvertFn)> {
+        let gvks = self.type_to_gvks.get(&to)?;
+        gvks.iter().find_map(|gvk| {
+            let hub_gvk =
+                GroupVersionKind::new(gvk.group.clone(), INTERNAL_VERSION, gvk.kind.clone());
+            let hub = self.gvk_to_type.get(&hub_gvk)?;
+            let first = self.conversions.get(&(from, *hub))?;
+            let second = self.conversions.get(&(*hub, to))?;
+            Some((first.clone(), second.clone()))
+        })
+    }
+
+    /// Converts `input` (moved) into a value of the type `to`.
+    fn convert_boxed(
+        &self,
+        input: Box<dyn Object>,
+        to: TypeId,
+        to_name: &str,
+    ) -> Result<Box<dyn Object>> {
+        let from = type_id_of(&*input);
+        if from == to {
+            return Ok(input);
+        }
+        if let Some(f) = self.conversions.get(&(from, to)) {
+            return f(input);
+        }
+        if let Some((first, second)) = self.hub_path(from, to) {
+            return second(first(input)?);
+        }
+        Err(Error::Conversion(format!(
+            "converting ({}) to ({to_name}): unknown conversion",
+            input.type_name()
+        )))
+    }
+
+    /// Converts `input` into `out`'s type and stores it in `out` (R1.13). `target` is needed
+    /// only to turn an internal object into Unstructured.
+    pub fn convert(
+        &self,
+        input: &dyn Object,
+        out: &mut dyn Object,
+        target: Option<&dyn GroupVersioner>,
+    ) -> Result<()> {
+        let out_unstructured = is_unstructured(out);
+        if is_unstructured(input) && out_unstructured {
+            let value = input.to_json_value()?;
+            return out.decode_json_value(value);
+        }
+        if out_unstructured {
+            return self.convert_typed_to_unstructured(input, out, target);
+        }
+        let typed = if is_unstructured(input) {
+            self.unstructured_to_typed(input)?
+        } else {
+            input.clone_object()
+        };
+        let converted = self.convert_boxed(typed, type_id_of(out), out.type_name())?;
+        out.assign_from(converted)
+            .map_err(|o| Error::Conversion(format!("conversion produced a {}", o.type_name())))
+    }
+
+    fn convert_typed_to_unstructured(
+        &self,
+        input: &dyn Object,
+        out: &mut dyn Object,
+        target: Option<&dyn GroupVersioner>,
+    ) -> Result<()> {
+        let (gvks, unversioned) = self.object_kinds(input)?;
+        let external = if unversioned || gvks[0].version != INTERNAL_VERSION {
+            let mut copy = input.clone_object();
+            copy.set_group_version_kind(&gvks[0]);
+            copy
+        } else {
+            let target = target.ok_or_else(|| {
+                Error::Conversion(format!(
+                    "unable to convert the internal object type {} to Unstructured without providing a preferred version to convert to",
+                    input.type_name()
+                ))
+            })?;
+            self.unsafe_convert_to_version(input.clone_object(), target)?
+        };
+        out.decode_json_value(external.to_json_value()?)
+    }
+
+    /// The typed object for an Unstructured one, through its GVK.
+    fn unstructured_to_typed(&self, input: &dyn Object) -> Result<Box<dyn Object>> {
+        let (gvks, _) = self.object_kinds(input)?;
+        let mut typed = self.new_object(&gvks[0])?;
+        typed.decode_json_value(input.to_json_value()?)?;
+        typed.set_group_version_kind(&gvks[0]);
+        Ok(typed)
+    }
+
+    /// Copies `input` converted to the version `target` picks (R1.14).
+    pub fn convert_to_version(
+        &self,
+        input: &dyn Object,
+        target: &dyn GroupVersioner,
+    ) -> Result<Box<dyn Object>> {
+        self.unsafe_convert_to_version(input.clone_object(), target)
+    }
+
+    /// Converts `input` to the version `target` picks, moving instead of copying (R1.14).
+    pub fn unsafe_convert_to_version(
+        &self,
+        input: Box<dyn Object>,
+        target: &dyn GroupVersioner,
+    ) -> Result<Box<dyn Object>> {
+        let input = if is_unstructured(&*input) {
+            self.unstructured_to_typed(&*input)?
+        } else {
+            input
+        };
+        let (kinds, unversioned) = self.object_kinds(&*input)?;
+        let Some(gvk) = target.kind_for_group_version_kinds(&kinds) else {
+            if unversioned {
+                return Ok(set_target_kind(input, &kinds[0]));
+            }
+            return Err(Error::NotRegisteredTypeForTarget {
+                type_name: input.type_name().to_string(),
+                target: target.identifier(),
+                scheme: self.name.clone(),
+            });
+        };
+        if kinds.contains(&gvk) || unversioned {
+            return Ok(set_target_kind(input, &gvk));
+        }
+        let to = *self
+            .gvk_to_type
+            .get(&gvk)
+            .ok_or_else(|| self.not_registered_kind(&gvk))?;
+        let out_name = self.new_object(&gvk)?.type_name();
+        let out = self.convert_boxed(input, to, out_name)?;
+        Ok(set_target_kind(out, &gvk))
+    }
+
+    /// The Unstructured form of a typed object, with its GVK set (the first registered
+    /// kind when the object carries none).
+    pub fn to_unstructured(&self, obj: &dyn Object) -> Result<Unstructured> {
+        let mut u = Unstructured::from_value(obj.to_json_value()?)?;
+        if obj.kind().is_empty()
+            && let Ok((gvks, _)) = self.object_kinds(obj)
+            && gvks[0].version != INTERNAL_VERSION
+        {
+            u.set_group_version_kind(&gvks[0]);
+        }
+        Ok(u)
+    }
+
+    /// The typed object registered for an Unstructured object's GVK.
+    pub fn from_unstructured(&self, u: &dyn Object) -> Result<Box<dyn Object>> {
+        self.unstructured_to_typed(u)
+    }
+}
+
+/// Sets the GVK after conversion; the internal version clears it (R1.14 step 7).
+fn set_target_kind(mut obj: Box<dyn Object>, gvk: &GroupVersionKind) -> Box<dyn Object> {
+    if gvk.version == INTERNAL_VERSION {
+        obj.set_api_version_and_kind(String::new(), String::new());
+    } else {
+        obj.set_group_version_kind(gvk);
+    }
+    obj
+}
