@@ -1,0 +1,3 @@
+//! The core ("legacy", empty-named) API group.
+
+pub mod v1;

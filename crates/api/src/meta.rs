@@ -1,0 +1,3 @@
+//! The meta/v1 types the built-in kinds embed, from kapi-machinery.
+
+pub use kapi_machinery::meta::v1::{LabelSelector, ListMeta, MicroTime, ObjectMeta, Time};

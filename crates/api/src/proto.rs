@@ -1,0 +1,413 @@
+//! Protobuf field codecs that reproduce the bytes Kubernetes' gogo-protobuf code writes.
+//!
+//! Go writes every non-pointer field (even when empty), pointer fields only when set,
+//! and map entries with both key and value (even when empty). `proto_message!` builds a
+//! `prost::Message` impl from a field list whose entries name one of the modules below.
+
+use prost::DecodeError;
+use prost::bytes::{Buf, BufMut};
+use prost::encoding::{self, DecodeContext, WireType};
+use std::collections::BTreeMap;
+
+/// Implements `prost::Message` for a struct from `field: codec = tag` entries listed in
+/// tag order (the order Go writes them). Fields not listed (TypeMeta) are not on the wire.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! proto_message {
+    ($ty:ty { $($field:ident : $codec:ident = $tag:literal),* $(,)? }) => {
+        impl ::prost::Message for $ty {
+            fn encode_raw(&self, buf: &mut impl ::prost::bytes::BufMut) {
+                $( $crate::proto::$codec::encode($tag, &self.$field, buf); )*
+            }
+            fn merge_field(
+                &mut self,
+                tag: u32,
+                wire_type: ::prost::encoding::WireType,
+                buf: &mut impl ::prost::bytes::Buf,
+                ctx: ::prost::encoding::DecodeContext,
+            ) -> ::core::result::Result<(), ::prost::DecodeError> {
+                match tag {
+                    $( $tag => $crate::proto::$codec::merge(wire_type, &mut self.$field, buf, ctx), )*
+                    _ => ::prost::encoding::skip_field(wire_type, tag, buf, ctx),
+                }
+            }
+            fn encoded_len(&self) -> usize {
+                0 $( + $crate::proto::$codec::encoded_len($tag, &self.$field) )*
+            }
+            fn clear(&mut self) {
+                *self = ::core::default::Default::default();
+            }
+        }
+    };
+}
+
+/// A non-pointer string: always written.
+pub mod string {
+    use super::*;
+    /// Writes the field.
+    pub fn encode(tag: u32, v: &String, buf: &mut impl BufMut) {
+        encoding::string::encode(tag, v, buf);
+    }
+    /// Reads the field.
+    pub fn merge(
+        wt: WireType,
+        v: &mut String,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        encoding::string::merge(wt, v, buf, ctx)
+    }
+    /// Size of the field.
+    pub fn encoded_len(tag: u32, v: &String) -> usize {
+        encoding::string::encoded_len(tag, v)
+    }
+}
+
+/// A `*string`: written when set.
+pub mod opt_string {
+    use super::*;
+    /// Writes the field.
+    pub fn encode(tag: u32, v: &Option<String>, buf: &mut impl BufMut) {
+        if let Some(v) = v {
+            encoding::string::encode(tag, v, buf);
+        }
+    }
+    /// Reads the field.
+    pub fn merge(
+        wt: WireType,
+        v: &mut Option<String>,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        encoding::string::merge(wt, v.get_or_insert_with(String::new), buf, ctx)
+    }
+    /// Size of the field.
+    pub fn encoded_len(tag: u32, v: &Option<String>) -> usize {
+        v.as_ref()
+            .map_or(0, |v| encoding::string::encoded_len(tag, v))
+    }
+}
+
+/// A `[]string`.
+pub mod strings {
+    use super::*;
+    /// Writes the field.
+    pub fn encode(tag: u32, v: &[String], buf: &mut impl BufMut) {
+        encoding::string::encode_repeated(tag, v, buf);
+    }
+    /// Reads the field.
+    pub fn merge(
+        wt: WireType,
+        v: &mut Vec<String>,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        encoding::string::merge_repeated(wt, v, buf, ctx)
+    }
+    /// Size of the field.
+    pub fn encoded_len(tag: u32, v: &[String]) -> usize {
+        encoding::string::encoded_len_repeated(tag, v)
+    }
+}
+
+/// A `[]byte`: Go writes it when non-nil; kapi writes it when non-empty.
+pub mod bytes {
+    use super::*;
+    /// Writes the field.
+    pub fn encode(tag: u32, v: &Vec<u8>, buf: &mut impl BufMut) {
+        if !v.is_empty() {
+            encoding::bytes::encode(tag, v, buf);
+        }
+    }
+    /// Reads the field.
+    pub fn merge(
+        wt: WireType,
+        v: &mut Vec<u8>,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        encoding::bytes::merge(wt, v, buf, ctx)
+    }
+    /// Size of the field.
+    pub fn encoded_len(tag: u32, v: &Vec<u8>) -> usize {
+        if v.is_empty() {
+            0
+        } else {
+            encoding::bytes::encoded_len(tag, v)
+        }
+    }
+}
+
+macro_rules! scalar_codecs {
+    ($plain:ident, $opt:ident, $ty:ty, $enc:ident) => {
+        /// A non-pointer scalar: always written.
+        pub mod $plain {
+            use super::*;
+            /// Writes the field.
+            pub fn encode(tag: u32, v: &$ty, buf: &mut impl BufMut) {
+                encoding::$enc::encode(tag, v, buf);
+            }
+            /// Reads the field.
+            pub fn merge(
+                wt: WireType,
+                v: &mut $ty,
+                buf: &mut impl Buf,
+                ctx: DecodeContext,
+            ) -> Result<(), DecodeError> {
+                encoding::$enc::merge(wt, v, buf, ctx)
+            }
+            /// Size of the field.
+            pub fn encoded_len(tag: u32, v: &$ty) -> usize {
+                encoding::$enc::encoded_len(tag, v)
+            }
+        }
+        /// A pointer scalar: written when set.
+        pub mod $opt {
+            use super::*;
+            /// Writes the field.
+            pub fn encode(tag: u32, v: &Option<$ty>, buf: &mut impl BufMut) {
+                if let Some(v) = v {
+                    encoding::$enc::encode(tag, v, buf);
+                }
+            }
+            /// Reads the field.
+            pub fn merge(
+                wt: WireType,
+                v: &mut Option<$ty>,
+                buf: &mut impl Buf,
+                ctx: DecodeContext,
+            ) -> Result<(), DecodeError> {
+                encoding::$enc::merge(wt, v.get_or_insert_with(Default::default), buf, ctx)
+            }
+            /// Size of the field.
+            pub fn encoded_len(tag: u32, v: &Option<$ty>) -> usize {
+                v.as_ref()
+                    .map_or(0, |v| encoding::$enc::encoded_len(tag, v))
+            }
+        }
+    };
+}
+
+scalar_codecs!(int32, opt_int32, i32, int32);
+scalar_codecs!(int64, opt_int64, i64, int64);
+scalar_codecs!(boolean, opt_bool, bool, bool);
+scalar_codecs!(double, opt_double, f64, double);
+
+/// A non-pointer struct: always written, even when empty.
+pub mod msg {
+    use super::*;
+    use prost::Message;
+    /// Writes the field.
+    pub fn encode<M: Message>(tag: u32, v: &M, buf: &mut impl BufMut) {
+        encoding::message::encode(tag, v, buf);
+    }
+    /// Reads the field.
+    pub fn merge<M: Message>(
+        wt: WireType,
+        v: &mut M,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        encoding::message::merge(wt, v, buf, ctx)
+    }
+    /// Size of the field.
+    pub fn encoded_len<M: Message>(tag: u32, v: &M) -> usize {
+        encoding::message::encoded_len(tag, v)
+    }
+}
+
+/// A pointer to a struct: written when set.
+pub mod opt_msg {
+    use super::*;
+    use prost::Message;
+    /// Writes the field.
+    pub fn encode<M: Message>(tag: u32, v: &Option<M>, buf: &mut impl BufMut) {
+        if let Some(v) = v {
+            encoding::message::encode(tag, v, buf);
+        }
+    }
+    /// Reads the field.
+    pub fn merge<M: Message + Default>(
+        wt: WireType,
+        v: &mut Option<M>,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        encoding::message::merge(wt, v.get_or_insert_with(M::default), buf, ctx)
+    }
+    /// Size of the field.
+    pub fn encoded_len<M: Message>(tag: u32, v: &Option<M>) -> usize {
+        v.as_ref()
+            .map_or(0, |v| encoding::message::encoded_len(tag, v))
+    }
+}
+
+/// A boxed pointer to a struct (recursive types): written when set.
+pub mod opt_box {
+    use super::*;
+    use prost::Message;
+    /// Writes the field.
+    pub fn encode<M: Message>(tag: u32, v: &Option<Box<M>>, buf: &mut impl BufMut) {
+        if let Some(v) = v {
+            encoding::message::encode(tag, v.as_ref(), buf);
+        }
+    }
+    /// Reads the field.
+    pub fn merge<M: Message + Default>(
+        wt: WireType,
+        v: &mut Option<Box<M>>,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        encoding::message::merge(wt, v.get_or_insert_with(Box::default).as_mut(), buf, ctx)
+    }
+    /// Size of the field.
+    pub fn encoded_len<M: Message>(tag: u32, v: &Option<Box<M>>) -> usize {
+        v.as_ref()
+            .map_or(0, |v| encoding::message::encoded_len(tag, v.as_ref()))
+    }
+}
+
+/// A slice of structs.
+pub mod msgs {
+    use super::*;
+    use prost::Message;
+    /// Writes the field.
+    pub fn encode<M: Message>(tag: u32, v: &[M], buf: &mut impl BufMut) {
+        encoding::message::encode_repeated(tag, v, buf);
+    }
+    /// Reads the field.
+    pub fn merge<M: Message + Default>(
+        wt: WireType,
+        v: &mut Vec<M>,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        encoding::message::merge_repeated(wt, v, buf, ctx)
+    }
+    /// Size of the field.
+    pub fn encoded_len<M: Message>(tag: u32, v: &[M]) -> usize {
+        encoding::message::encoded_len_repeated(tag, v)
+    }
+}
+
+/// A slice of structs whose nil-ness is visible in JSON (no `omitempty`): `None` is nil.
+pub mod opt_msgs {
+    use super::*;
+    use prost::Message;
+    /// Writes the field.
+    pub fn encode<M: Message>(tag: u32, v: &Option<Vec<M>>, buf: &mut impl BufMut) {
+        if let Some(v) = v {
+            encoding::message::encode_repeated(tag, v, buf);
+        }
+    }
+    /// Reads the field.
+    pub fn merge<M: Message + Default>(
+        wt: WireType,
+        v: &mut Option<Vec<M>>,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        encoding::message::merge_repeated(wt, v.get_or_insert_with(Vec::new), buf, ctx)
+    }
+    /// Size of the field.
+    pub fn encoded_len<M: Message>(tag: u32, v: &Option<Vec<M>>) -> usize {
+        v.as_ref()
+            .map_or(0, |v| encoding::message::encoded_len_repeated(tag, v))
+    }
+}
+
+/// A value type of a Go map: how it is written inside a map entry.
+pub trait MapValue: Default {
+    /// Size of the value as field 2 of the entry.
+    fn value_len(&self) -> usize;
+    /// Writes the value as field 2 of the entry.
+    fn encode_value(&self, buf: &mut impl BufMut);
+    /// Reads the value.
+    fn merge_value(
+        &mut self,
+        wt: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError>;
+}
+
+impl MapValue for String {
+    fn value_len(&self) -> usize {
+        encoding::string::encoded_len(2, self)
+    }
+    fn encode_value(&self, buf: &mut impl BufMut) {
+        encoding::string::encode(2, self, buf);
+    }
+    fn merge_value(
+        &mut self,
+        wt: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        encoding::string::merge(wt, self, buf, ctx)
+    }
+}
+
+impl MapValue for Vec<u8> {
+    fn value_len(&self) -> usize {
+        encoding::bytes::encoded_len(2, self)
+    }
+    fn encode_value(&self, buf: &mut impl BufMut) {
+        encoding::bytes::encode(2, self, buf);
+    }
+    fn merge_value(
+        &mut self,
+        wt: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        encoding::bytes::merge(wt, self, buf, ctx)
+    }
+}
+
+/// A `map[string]V`: entries in key order, each with key and value even when empty.
+pub mod map {
+    use super::*;
+
+    fn entry_len<V: MapValue>(k: &String, v: &V) -> usize {
+        encoding::string::encoded_len(1, k) + v.value_len()
+    }
+
+    /// Writes the field.
+    pub fn encode<V: MapValue>(tag: u32, m: &BTreeMap<String, V>, buf: &mut impl BufMut) {
+        for (k, v) in m {
+            encoding::encode_key(tag, WireType::LengthDelimited, buf);
+            encoding::encode_varint(entry_len(k, v) as u64, buf);
+            encoding::string::encode(1, k, buf);
+            v.encode_value(buf);
+        }
+    }
+
+    /// Reads one entry (missing key or value read as empty, as Go does).
+    pub fn merge<V: MapValue>(
+        wt: WireType,
+        m: &mut BTreeMap<String, V>,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        encoding::check_wire_type(WireType::LengthDelimited, wt)?;
+        encoding::btree_map::merge(
+            encoding::string::merge,
+            |wt, v: &mut V, buf, ctx| v.merge_value(wt, buf, ctx),
+            m,
+            buf,
+            ctx,
+        )
+    }
+
+    /// Size of the field.
+    pub fn encoded_len<V: MapValue>(tag: u32, m: &BTreeMap<String, V>) -> usize {
+        m.iter()
+            .map(|(k, v)| {
+                let len = entry_len(k, v);
+                encoding::key_len(tag) + encoding::encoded_len_varint(len as u64) + len
+            })
+            .sum()
+    }
+}
