@@ -1,9 +1,12 @@
 //! `kapi serve`: start the API server.
 
+use kapi_server::registry::Registry;
 use kapi_server::{Server, ServerOptions};
+use kapi_storage::{EmbeddedConfig, EmbeddedStore, EtcdConfig, EtcdStore, EtcdTls, Store};
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Flags of `kapi serve`, named as kube-apiserver names them.
@@ -68,7 +71,12 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         data_dir: args.data_dir.clone(),
         advertise_address: args.advertise_address,
     };
-    let server = Server::bind(opts).await?;
+    let store = open_store(&args).await?;
+    let registry = Arc::new(Registry::new());
+    registry.upsert(kapi_server::builtin::json_entries(
+        args.etcd_prefix.trim_end_matches('/'),
+    ));
+    let server = Server::bind(opts, store.clone(), registry).await?;
     tracing::info!(
         address = %server.local_addr(),
         port = server.local_addr().port(),
@@ -77,8 +85,29 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         "serving",
     );
     server.run(shutdown_signal()).await;
+    drop(store);
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The embedded store in the data dir, or etcd when `--etcd-servers` is set.
+async fn open_store(args: &ServeArgs) -> Result<Arc<dyn Store>, Box<dyn std::error::Error>> {
+    if args.etcd_servers.is_empty() {
+        let config = EmbeddedConfig::new(args.data_dir.clone());
+        return Ok(EmbeddedStore::open(config)?);
+    }
+    let mut config = EtcdConfig::new(args.etcd_servers.clone());
+    if let Some(ca_file) = &args.etcd_cafile {
+        let client_cert = match (&args.etcd_certfile, &args.etcd_keyfile) {
+            (Some(c), Some(k)) => Some((c.clone(), k.clone())),
+            _ => None,
+        };
+        config = config.with_tls(EtcdTls {
+            ca_file: ca_file.clone(),
+            client_cert,
+        });
+    }
+    Ok(Arc::new(EtcdStore::connect(config).await?))
 }
 
 /// Resolves on SIGTERM or SIGINT.

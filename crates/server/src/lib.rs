@@ -1,18 +1,36 @@
 //! The Kubernetes REST API over HTTPS, generic over a resource registry.
 //!
 //! [`Server::bind`] bootstraps the data dir (CA, serving certificate, admin token,
-//! kubeconfig), binds the port, and [`Server::run`] serves until shutdown.
+//! kubeconfig), binds the port, and [`Server::run`] serves until shutdown. Requests under
+//! `/api` and `/apis` are resolved per request against a [`registry::Registry`] of
+//! [`registry::ResourceEntry`] values (built-ins from [`builtin`], custom resources added at
+//! run time) and served by generic handlers.
 
+pub mod api;
 pub mod authn;
+pub mod builtin;
+mod builtin_tables;
+pub mod codec;
+pub mod discovery;
 mod files;
+pub mod handlers;
 pub mod health;
+mod json_dups;
 pub mod listener;
+pub mod meta;
 pub mod metrics;
+pub mod namespace_lifecycle;
+pub mod negotiate;
 pub mod pki;
+pub mod registry;
+pub mod request_info;
+pub mod respond;
+pub mod selectors;
 mod server;
 pub mod status;
+pub mod strategy;
+pub mod table;
 pub mod tls;
 
 pub use server::{Server, ServerError, ServerOptions};
 pub use status::ApiError;
-pub mod request_info;

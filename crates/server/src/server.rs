@@ -1,11 +1,14 @@
 //! Assembling and running a server: options, bootstrap of the data dir, binding, serving.
 
+use crate::api::{self, ApiState};
 use crate::authn::{self, Authenticator};
 use crate::metrics::Metrics;
 use crate::pki::{self, Credentials, PkiError};
+use crate::registry::Registry;
 use crate::tls::{self, TlsError};
 use axum::Router;
-use axum::routing::get;
+use axum::routing::{any, get};
+use kapi_storage::Store;
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -45,6 +48,9 @@ pub enum ServerError {
     /// TLS configuration.
     #[error(transparent)]
     Tls(#[from] TlsError),
+    /// Bootstrapping the API (system namespaces).
+    #[error("bootstrap: {0}")]
+    Bootstrap(#[from] crate::status::ApiError),
     /// Binding the listening socket.
     #[error("listen on {addr}: {source}")]
     Bind {
@@ -62,12 +68,17 @@ pub struct Server {
     app: Router,
     local_addr: SocketAddr,
     kubeconfig: PathBuf,
+    shutdown: tokio::sync::watch::Sender<bool>,
 }
 
 impl Server {
     /// Bootstraps the data dir (first start: CA, certificates, token), binds the port and
     /// writes the kubeconfig with the address actually bound.
-    pub async fn bind(opts: ServerOptions) -> Result<Self, ServerError> {
+    pub async fn bind(
+        opts: ServerOptions,
+        store: Arc<dyn Store>,
+        registry: Arc<Registry>,
+    ) -> Result<Self, ServerError> {
         tls::install_crypto_provider();
         let extra: Vec<IpAddr> = [Some(opts.bind_address), opts.advertise_address]
             .into_iter()
@@ -93,12 +104,22 @@ impl Server {
         let url = format!("https://{}", client_host(&opts, local_addr));
         let kubeconfig = pki::write_kubeconfig(&opts.data_dir, &url, &creds)?;
         let auth = Arc::new(Authenticator::new(creds.tokens.clone()));
+        let (shutdown, shutdown_rx) = tokio::sync::watch::channel(false);
+        let state = Arc::new(ApiState {
+            registry,
+            store,
+            metrics: Arc::new(Metrics::new()),
+            server_address: client_host(&opts, local_addr).to_string(),
+            shutdown: shutdown_rx,
+        });
+        crate::namespace_lifecycle::ensure_system_namespaces(&state).await?;
         Ok(Self {
             listener,
             tls,
-            app: router(auth),
+            app: router(auth, state),
             local_addr,
             kubeconfig,
+            shutdown,
         })
     }
 
@@ -114,7 +135,12 @@ impl Server {
 
     /// Serves until `shutdown` resolves, then drains open connections.
     pub async fn run(self, shutdown: impl Future<Output = ()>) {
-        crate::listener::serve(self.listener, self.tls, self.app, shutdown).await;
+        let tx = self.shutdown;
+        let signal = async move {
+            shutdown.await;
+            let _ = tx.send(true);
+        };
+        crate::listener::serve(self.listener, self.tls, self.app, signal).await;
     }
 }
 
@@ -129,16 +155,25 @@ fn client_host(opts: &ServerOptions, bound: SocketAddr) -> SocketAddr {
     SocketAddr::new(ip, bound.port())
 }
 
-fn router(auth: Arc<Authenticator>) -> Router {
-    let metrics = Arc::new(Metrics::new());
+fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
+    let metrics = state.metrics.clone();
+    let api = Router::new()
+        .route("/api", any(api::serve))
+        .route("/api/{*rest}", any(api::serve))
+        .route("/apis", any(api::serve))
+        .route("/apis/{*rest}", any(api::serve))
+        .with_state(state);
     let fixed = Router::new()
         .route("/healthz", get(crate::health::ok))
         .route("/livez", get(crate::health::ok))
         .route("/readyz", get(crate::health::ok))
         .route("/version", get(crate::health::version))
         .route("/metrics", get(crate::health::metrics).with_state(metrics));
-    fixed.layer(axum::middleware::from_fn_with_state(
-        auth,
-        authn::authenticate,
-    ))
+    fixed
+        .merge(api)
+        .fallback(|| async { api::page_not_found() })
+        .layer(axum::middleware::from_fn_with_state(
+            auth,
+            authn::authenticate,
+        ))
 }

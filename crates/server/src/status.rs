@@ -54,7 +54,7 @@ pub struct ApiError {
     /// `message`.
     pub message: String,
     /// `details`, if any.
-    pub details: Option<StatusDetails>,
+    pub details: Option<Box<StatusDetails>>,
 }
 
 /// `<resource>.<group>`, or `<resource>` for the core group (as in Kubernetes messages).
@@ -66,13 +66,13 @@ pub fn qualified_resource(group: &str, resource: &str) -> String {
     }
 }
 
-fn named_details(group: &str, kind: &str, name: &str) -> Option<StatusDetails> {
-    Some(StatusDetails {
+fn named_details(group: &str, kind: &str, name: &str) -> Option<Box<StatusDetails>> {
+    Some(Box::new(StatusDetails {
         name: name.to_owned(),
         group: group.to_owned(),
         kind: kind.to_owned(),
         ..StatusDetails::default()
-    })
+    }))
 }
 
 impl ApiError {
@@ -179,7 +179,7 @@ impl ApiError {
     /// 405 MethodNotAllowed.
     pub fn method_not_allowed() -> Self {
         Self {
-            details: Some(StatusDetails::default()),
+            details: Some(Box::default()),
             ..Self::new(
                 405,
                 "MethodNotAllowed",
@@ -195,7 +195,7 @@ impl ApiError {
             available.join(", ")
         );
         Self {
-            details: Some(StatusDetails::default()),
+            details: Some(Box::default()),
             ..Self::new(406, "NotAcceptable", msg)
         }
     }
@@ -203,7 +203,7 @@ impl ApiError {
     /// 406 NotAcceptable with a custom message (transforms, R3.12).
     pub fn not_acceptable_msg(message: impl Into<String>) -> Self {
         Self {
-            details: Some(StatusDetails::default()),
+            details: Some(Box::default()),
             ..Self::new(406, "NotAcceptable", message)
         }
     }
@@ -232,14 +232,14 @@ impl ApiError {
     pub fn internal(err: impl std::fmt::Display) -> Self {
         let err = err.to_string();
         Self {
-            details: Some(StatusDetails {
+            details: Some(Box::new(StatusDetails {
                 causes: vec![StatusCause {
                     reason: String::new(),
                     message: err.clone(),
                     field: String::new(),
                 }],
                 ..StatusDetails::default()
-            }),
+            })),
             ..Self::new(
                 500,
                 "InternalError",
@@ -279,7 +279,7 @@ impl ApiError {
             status: "Failure",
             message: &self.message,
             reason: self.reason,
-            details: self.details.as_ref(),
+            details: self.details.as_deref(),
             code: self.code,
         };
         let mut out = serde_json::to_vec(&wire).unwrap_or_default();

@@ -1,0 +1,200 @@
+//! The `/api` and `/apis` tree: each request is parsed into a request info, resolved against
+//! the current registry snapshot, then handed to a generic handler (or a discovery document).
+
+use crate::discovery::{self, DiscoveryFormat};
+use crate::handlers::{self, Ctx, Query};
+use crate::metrics::Metrics;
+use crate::negotiate::{is_pretty, negotiate_output};
+use crate::registry::Registry;
+use crate::request_info::{self, DiscoveryPath, RequestInfo, ResourceRequest, Verb};
+use crate::respond::{Writer, bytes_response, encode_text};
+use crate::status::ApiError;
+use axum::extract::{Request, State};
+use axum::http::header::{ACCEPT, IF_NONE_MATCH, USER_AGENT};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use kapi_storage::Store;
+use std::sync::Arc;
+
+/// State shared by every API request.
+pub struct ApiState {
+    /// The registry of served resources.
+    pub registry: Arc<Registry>,
+    /// The store.
+    pub store: Arc<dyn Store>,
+    /// Metrics.
+    pub metrics: Arc<Metrics>,
+    /// `host:port` clients reach the server at (discovery's serverAddressByClientCIDRs).
+    pub server_address: String,
+    /// Flips to true when the server shuts down (ends watches).
+    pub shutdown: tokio::sync::watch::Receiver<bool>,
+}
+
+/// Plain `404 page not found` for paths nothing serves (R8.28).
+pub fn page_not_found() -> Response {
+    bytes_response(
+        StatusCode::NOT_FOUND,
+        "text/plain; charset=utf-8",
+        b"404 page not found\n".to_vec(),
+    )
+}
+
+/// Entry point for every `/api…` and `/apis…` request.
+pub async fn serve(State(state): State<Arc<ApiState>>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    let query = Query::parse(parts.uri.query());
+    let watch = query.flag("watch");
+    let Some(info) = request_info::parse(&parts.method, parts.uri.path(), watch) else {
+        return page_not_found();
+    };
+    match info {
+        RequestInfo::Discovery(path) => {
+            if parts.method != axum::http::Method::GET {
+                return ApiError::method_not_allowed().into_response();
+            }
+            serve_discovery(&state, &parts.headers, path)
+        }
+        RequestInfo::Resource(info) => {
+            state.metrics.inflight(1);
+            let verb = info.verb;
+            let (group, resource) = (info.group.clone(), info.resource.clone());
+            let resp = serve_resource(state.clone(), info, query, parts.headers, body).await;
+            state.metrics.inflight(-1);
+            state
+                .metrics
+                .record(verb.as_str(), &group, &resource, resp.status().as_u16());
+            resp
+        }
+    }
+}
+
+fn serve_discovery(state: &ApiState, headers: &HeaderMap, path: DiscoveryPath) -> Response {
+    let accept = headers.get(ACCEPT).and_then(|v| v.to_str().ok());
+    let table = state.registry.snapshot();
+    let doc = match (&path, discovery::negotiate(accept)) {
+        (_, Err(e)) => return e.into_response(),
+        (DiscoveryPath::Api, Ok(DiscoveryFormat::Aggregated(v))) => {
+            return aggregated(headers, discovery::aggregated(&table, true, v), v);
+        }
+        (DiscoveryPath::Apis, Ok(DiscoveryFormat::Aggregated(v))) => {
+            return aggregated(headers, discovery::aggregated(&table, false, v), v);
+        }
+        (DiscoveryPath::Api, _) => Some(discovery::api_versions(&state.server_address)),
+        (DiscoveryPath::Apis, _) => Some(discovery::api_group_list(&table)),
+        (DiscoveryPath::Group(g), _) => discovery::api_group(&table, g),
+        (DiscoveryPath::ApiVersion(v), _) => discovery::resource_list(&table, "", v),
+        (DiscoveryPath::GroupVersion(g, v), _) => discovery::resource_list(&table, g, v),
+    };
+    match doc.map(|d| encode_text(&d, crate::negotiate::Media::Json, false)) {
+        Some(Ok(body)) => bytes_response(StatusCode::OK, "application/json", body),
+        Some(Err(e)) => e.into_response(),
+        None => page_not_found(),
+    }
+}
+
+fn aggregated(headers: &HeaderMap, doc: serde_json::Value, version: &str) -> Response {
+    let body = match encode_text(&doc, crate::negotiate::Media::Json, false) {
+        Ok(b) => b,
+        Err(e) => return e.into_response(),
+    };
+    let etag = discovery::etag(&body);
+    let content_type =
+        format!("application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList");
+    let not_modified = headers
+        .get(IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v == etag);
+    let mut resp = if not_modified {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        bytes_response(StatusCode::OK, &content_type, body)
+    };
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        resp.headers_mut().insert("etag", v);
+    }
+    resp.headers_mut()
+        .insert("vary", HeaderValue::from_static("Accept"));
+    resp
+}
+
+/// Resolves a resource request against the registry and dispatches it.
+async fn serve_resource(
+    state: Arc<ApiState>,
+    info: ResourceRequest,
+    query: Query,
+    headers: HeaderMap,
+    body: axum::body::Body,
+) -> Response {
+    let table = state.registry.snapshot();
+    let Some(entry) = table
+        .get(&info.group, &info.version, &info.resource)
+        .cloned()
+    else {
+        return page_not_found();
+    };
+    let scoped_ok = match (entry.namespaced(), &info.namespace, &info.name) {
+        (false, Some(_), _) => false,
+        (true, None, Some(_)) => false,
+        (true, None, None) => matches!(info.verb, Verb::List | Verb::Watch),
+        _ => true,
+    };
+    if !scoped_ok {
+        return page_not_found();
+    }
+    if let Some(sub) = &info.subresource
+        && entry.subresource(sub).is_none()
+    {
+        return page_not_found();
+    }
+    if !verb_allowed(&entry, &info) {
+        return ApiError::method_not_allowed().into_response();
+    }
+    let accept = headers.get(ACCEPT).and_then(|v| v.to_str().ok());
+    let output = match negotiate_output(accept, entry.codec.supports_protobuf()) {
+        Ok(o) => o,
+        Err(e) => return e.into_response(),
+    };
+    let ua = headers.get(USER_AGENT).and_then(|v| v.to_str().ok());
+    let pretty = is_pretty(query.get("pretty"), accept, ua);
+    let ctx = Ctx {
+        state,
+        table,
+        entry,
+        info,
+        query,
+        headers,
+        writer: Writer { output, pretty },
+    };
+    dispatch(ctx, body).await
+}
+
+fn verb_allowed(entry: &crate::registry::ResourceEntry, info: &ResourceRequest) -> bool {
+    let named = info.name.is_some();
+    let shape_ok = match info.verb {
+        Verb::Create => !named,
+        Verb::Update | Verb::Patch => named,
+        _ => true,
+    };
+    if !shape_ok {
+        return false;
+    }
+    match &info.subresource {
+        Some(sub) => entry
+            .subresource(sub)
+            .is_some_and(|s| s.verbs.iter().any(|v| v == info.verb.as_str())),
+        None => entry.allows(info.verb.as_str()),
+    }
+}
+
+async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
+    match ctx.info.verb {
+        Verb::Get => handlers::read::get(&ctx).await,
+        Verb::List => handlers::list::list(&ctx).await,
+        Verb::Watch => handlers::watch::watch(ctx).await,
+        Verb::Create => handlers::write::create(&ctx, body).await,
+        Verb::Update => handlers::write::update(&ctx, body).await,
+        Verb::Patch => handlers::patch::patch(&ctx, body).await,
+        Verb::Delete => handlers::delete::delete(&ctx, body).await,
+        Verb::DeleteCollection => handlers::delete::delete_collection(&ctx, body).await,
+    }
+}

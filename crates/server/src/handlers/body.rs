@@ -1,0 +1,150 @@
+//! Request bodies: the 3 MiB limit (413), decoding by Content-Type (415 otherwise),
+//! malformed input (400), apiVersion/kind against the URL (400) and field validation
+//! (Strict / Warn / Ignore, R6.13, goldens `error-400-*.json`, `warn-header.txt`).
+
+use super::Ctx;
+use crate::json_dups::parse_with_duplicates;
+use crate::meta;
+use crate::negotiate::{Media, negotiate_input};
+use crate::status::ApiError;
+use axum::body::{Body, Bytes};
+use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use serde_json::Value;
+
+/// kube-apiserver's default maximum request body (`--max-request-bytes` is 3 MiB).
+pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
+
+/// Reads the whole body, refusing more than [`MAX_BODY_BYTES`] with 413.
+pub async fn read_limited(ctx: &Ctx, body: Body) -> Result<Bytes, ApiError> {
+    let declared = ctx
+        .headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+        return Err(ApiError::too_large(MAX_BODY_BYTES));
+    }
+    axum::body::to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|_| ApiError::too_large(MAX_BODY_BYTES))
+}
+
+/// A decoded body with what field validation found.
+pub struct Decoded {
+    /// The object.
+    pub obj: Value,
+    /// Warnings to send as `Warning` headers.
+    pub warnings: Vec<String>,
+}
+
+/// The first 30 bytes of a body for error messages (Go's `summarizeData`).
+fn summarize(bytes: &[u8]) -> String {
+    let head = &bytes[..bytes.len().min(30)];
+    match std::str::from_utf8(head) {
+        Ok(s) if bytes.len() > 30 => format!("{s} ..."),
+        Ok(s) => s.to_owned(),
+        Err(_) => head.iter().map(|b| format!("{b:02x}")).collect(),
+    }
+}
+
+/// Parses the body by media type; returns the value and duplicated key paths.
+fn parse(ctx: &Ctx, media: Media, bytes: &[u8]) -> Result<(Value, Vec<String>), ApiError> {
+    let kind = &ctx.entry.names.kind;
+    let unrecognized = |err: String| {
+        ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: {err} ({})",
+            summarize(bytes)
+        ))
+    };
+    match media {
+        Media::Json => parse_with_duplicates(bytes).map_err(|e| unrecognized(e.to_string())),
+        Media::Yaml => {
+            let text = std::str::from_utf8(bytes).map_err(|e| unrecognized(e.to_string()))?;
+            let v: Value = serde_saphyr::from_str(text).map_err(|e| unrecognized(e.to_string()))?;
+            Ok((v, Vec::new()))
+        }
+        Media::Protobuf => Ok((ctx.entry.codec.decode_protobuf(bytes)?, Vec::new())),
+    }
+}
+
+/// Checks `apiVersion`/`kind` of the body against the URL; fills them when absent.
+fn check_type(ctx: &Ctx, obj: &mut Value) -> Result<(), ApiError> {
+    let e = &ctx.entry;
+    let want_av = e.api_version();
+    let kind = meta::top_str(obj, "kind").to_owned();
+    let av = meta::top_str(obj, "apiVersion").to_owned();
+    let version = av.rsplit('/').next().unwrap_or("").to_owned();
+    if (!kind.is_empty() && kind != e.names.kind) || (!av.is_empty() && av != want_av) {
+        let internal_group = if e.group.is_empty() {
+            "core"
+        } else {
+            e.group.split('.').next().unwrap_or("")
+        };
+        let shown_kind = if kind.is_empty() {
+            &e.names.kind
+        } else {
+            &kind
+        };
+        return Err(ApiError::bad_request(format!(
+            "{shown_kind} in version \"{version}\" cannot be handled as a {}: converting ({version}.{shown_kind}) to ({internal_group}.{}): unknown conversion",
+            e.names.kind, e.names.kind
+        )));
+    }
+    if let Some(map) = obj.as_object_mut() {
+        map.insert("apiVersion".into(), Value::String(want_av));
+        map.insert("kind".into(), Value::String(e.names.kind.clone()));
+        Ok(())
+    } else {
+        Err(ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {}): couldn't get version/kind; json parse error: not an object",
+            e.names.kind
+        )))
+    }
+}
+
+/// Reads, decodes and validates a write body.
+pub async fn decode_body(ctx: &Ctx, body: Body) -> Result<Decoded, ApiError> {
+    let content_type = ctx.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    let media = negotiate_input(content_type, ctx.entry.codec.supports_protobuf())?;
+    let bytes = read_limited(ctx, body).await?;
+    let (mut obj, dups) = parse(ctx, media, &bytes)?;
+    check_type(ctx, &mut obj)?;
+    let unknown = ctx.entry.codec.unknown_fields(&obj);
+    let problems: Vec<String> = unknown
+        .iter()
+        .map(|p| format!("unknown field \"{p}\""))
+        .chain(dups.iter().map(|p| format!("duplicate field \"{p}\"")))
+        .collect();
+    let mode = ctx.query.get("fieldValidation").unwrap_or("Warn");
+    match mode {
+        "Strict" if !problems.is_empty() => {
+            let version = &ctx.entry.version;
+            let kind = &ctx.entry.names.kind;
+            Err(ApiError::bad_request(format!(
+                "{kind} in version \"{version}\" cannot be handled as a {kind}: strict decoding error: {}",
+                problems.join(", ")
+            )))
+        }
+        "Strict" | "Warn" => Ok(Decoded {
+            obj,
+            warnings: problems,
+        }),
+        "Ignore" => Ok(Decoded {
+            obj,
+            warnings: Vec::new(),
+        }),
+        other => Err(ApiError::bad_request(format!(
+            "fieldValidation parameter unsupported: {other}"
+        ))),
+    }
+}
+
+/// Adds `Warning: 299 - "<text>"` headers.
+pub fn add_warnings(resp: &mut axum::response::Response, warnings: &[String]) {
+    for w in warnings {
+        let text = format!("299 - {}", serde_json::Value::String(w.clone()));
+        if let Ok(v) = axum::http::HeaderValue::from_str(&text) {
+            resp.headers_mut().append("warning", v);
+        }
+    }
+}

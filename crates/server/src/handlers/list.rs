@@ -1,0 +1,200 @@
+//! LIST: label and field selectors, limit/continue pagination at one revision,
+//! resourceVersion / resourceVersionMatch semantics, remainingItemCount.
+
+use super::Ctx;
+use crate::meta;
+use crate::selectors::{Selector, parse_fields, parse_labels};
+use crate::status::ApiError;
+use axum::response::Response;
+use base64::Engine;
+use kapi_storage::RangeRequest;
+use serde_json::{Value, json};
+
+/// Selectors of a list or watch.
+pub struct Filter {
+    labels: Selector,
+    fields: Selector,
+}
+
+impl Filter {
+    /// Parses `labelSelector` and `fieldSelector`; unknown field labels are 400.
+    pub fn from_query(ctx: &Ctx) -> Result<Self, ApiError> {
+        let labels = parse_labels(ctx.query.get("labelSelector").unwrap_or(""))?;
+        let fields = parse_fields(ctx.query.get("fieldSelector").unwrap_or(""))?;
+        let known: Vec<String> = ctx
+            .entry
+            .strategy
+            .field_labels(&Value::Null)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        for key in fields.keys() {
+            let ok = key == "metadata.name"
+                || (key == "metadata.namespace" && ctx.entry.namespaced())
+                || known.iter().any(|k| k == key);
+            if !ok {
+                return Err(ApiError::bad_request(format!(
+                    "field label not supported: {key}"
+                )));
+            }
+        }
+        Ok(Filter { labels, fields })
+    }
+
+    /// True when no selector is set.
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty() && self.fields.is_empty()
+    }
+
+    /// Whether `obj` passes both selectors.
+    pub fn matches(&self, ctx: &Ctx, obj: &Value) -> bool {
+        if !self.labels.matches(&meta::labels(obj)) {
+            return false;
+        }
+        if self.fields.is_empty() {
+            return true;
+        }
+        let extra = ctx.entry.strategy.field_labels(obj);
+        let mut pairs: Vec<(&str, &str)> = vec![
+            ("metadata.name", meta::name(obj)),
+            ("metadata.namespace", meta::namespace(obj)),
+        ];
+        pairs.extend(extra.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        self.fields.matches(&pairs)
+    }
+}
+
+/// Encodes a continue token (revision + last key relative to the collection prefix).
+fn encode_continue(revision: i64, start: &str) -> String {
+    let token = json!({"v": "meta.k8s.io/v1", "rv": revision, "start": start});
+    base64::engine::general_purpose::URL_SAFE.encode(token.to_string())
+}
+
+fn decode_continue(token: &str) -> Result<(i64, String), ApiError> {
+    let bad = || ApiError::bad_request(format!("continue key is not valid: {token}"));
+    let bytes = base64::engine::general_purpose::URL_SAFE
+        .decode(token)
+        .map_err(|_| bad())?;
+    let v: Value = serde_json::from_slice(&bytes).map_err(|_| bad())?;
+    let rv = v.get("rv").and_then(Value::as_i64).ok_or_else(bad)?;
+    let start = v.get("start").and_then(Value::as_str).ok_or_else(bad)?;
+    Ok((rv, start.to_owned()))
+}
+
+/// The revision to read at and the key to start after, from the query.
+async fn read_point(ctx: &Ctx, prefix: &str) -> Result<(Option<i64>, Option<String>), ApiError> {
+    let rv = ctx.query.get("resourceVersion").unwrap_or("");
+    if let Some(token) = ctx.query.get("continue").filter(|t| !t.is_empty()) {
+        if !rv.is_empty() && rv != "0" {
+            return Err(ApiError::bad_request(
+                "specifying resource version is not allowed when using continue",
+            ));
+        }
+        let (rev, start) = decode_continue(token)?;
+        return Ok((Some(rev), Some(format!("{prefix}{start}"))));
+    }
+    if rv.is_empty() || rv == "0" {
+        return Ok((None, None));
+    }
+    let n: i64 = rv
+        .parse()
+        .map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv}")))?;
+    if ctx.query.get("resourceVersionMatch") == Some("Exact") {
+        return Ok((Some(n), None));
+    }
+    let current = ctx
+        .state
+        .store
+        .current_revision()
+        .await
+        .map_err(|e| ctx.store_error(e, ""))?;
+    if n > current {
+        return Err(ctx.store_error(
+            kapi_storage::StoreError::FutureRevision {
+                requested: n,
+                current,
+            },
+            "",
+        ));
+    }
+    Ok((None, None))
+}
+
+/// The objects of one list page and its list metadata.
+pub async fn collect(ctx: &Ctx, filter: &Filter) -> Result<(Vec<Value>, Value), ApiError> {
+    let prefix = ctx.entry.collection_prefix(ctx.namespace());
+    let limit: usize = ctx
+        .query
+        .get("limit")
+        .and_then(|l| l.parse::<i64>().ok())
+        .filter(|l| *l > 0)
+        .map_or(0, |l| l as usize);
+    let (mut revision, mut start_after) = read_point(ctx, &prefix).await?;
+    let mut items = Vec::new();
+    let (more, remaining) = loop {
+        let resp = ctx
+            .state
+            .store
+            .range(RangeRequest {
+                prefix: prefix.clone().into_bytes(),
+                start_after: start_after.clone().map(String::into_bytes),
+                limit,
+                revision,
+            })
+            .await
+            .map_err(|e| continue_error(ctx, e))?;
+        revision = Some(resp.revision);
+        let mut examined = 0i64;
+        for kv in &resp.kvs {
+            examined += 1;
+            start_after = Some(String::from_utf8_lossy(&kv.key).into_owned());
+            let obj = ctx.decode(kv)?;
+            if filter.matches(ctx, &obj) {
+                items.push(obj);
+                if limit > 0 && items.len() == limit {
+                    break;
+                }
+            }
+        }
+        let more = resp.more || examined < resp.kvs.len() as i64;
+        if limit == 0 || !more || items.len() == limit {
+            break (more, resp.count - examined);
+        }
+    };
+    let rev = revision.unwrap_or_default();
+    let mut list_meta = json!({"resourceVersion": rev.to_string()});
+    if more && limit > 0 {
+        let last = start_after.unwrap_or_default();
+        let rel = last.strip_prefix(&prefix).unwrap_or(&last);
+        list_meta["continue"] = json!(encode_continue(rev, rel));
+        if filter.is_empty() && remaining > 0 {
+            list_meta["remainingItemCount"] = json!(remaining);
+        }
+    }
+    Ok((items, list_meta))
+}
+
+fn continue_error(ctx: &Ctx, e: kapi_storage::StoreError) -> ApiError {
+    if e.is_compacted() && ctx.query.get("continue").is_some() {
+        return ApiError::expired(
+            "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
+        );
+    }
+    if e.is_compacted() {
+        return ApiError::expired("The resourceVersion for the provided list is too old.");
+    }
+    ctx.store_error(e, "")
+}
+
+/// GET of a collection.
+pub async fn list(ctx: &Ctx) -> Response {
+    let result = async {
+        let filter = Filter::from_query(ctx)?;
+        collect(ctx, &filter).await
+    }
+    .await;
+    match result {
+        Ok((items, list_meta)) => ctx.writer.list(&ctx.entry, items, list_meta),
+        Err(e) => ctx.writer.error(e),
+    }
+}

@@ -1,0 +1,196 @@
+//! PATCH: JSON patch (RFC 6902), merge patch (RFC 7386), strategic merge patch (merge
+//! semantics with the SMP directives removed), and server-side apply (create-or-merge of the
+//! applied configuration). Conflicts are retried when the patch carries no resourceVersion.
+
+use super::Ctx;
+use super::body::{add_warnings, read_limited};
+use super::read::load;
+use super::write::{
+    prepare_create, prepare_update, reconcile_namespace, store_new, store_update, validate,
+};
+use crate::meta;
+use crate::status::ApiError;
+use axum::body::Body;
+use axum::http::StatusCode;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::Response;
+use serde_json::{Value, json};
+
+/// The patch types kube-apiserver accepts for built-in kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PatchType {
+    Json,
+    Merge,
+    Strategic,
+    Apply,
+}
+
+const ACCEPTED: [&str; 4] = [
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/apply-patch+yaml",
+    "application/strategic-merge-patch+json",
+];
+
+fn patch_type(ctx: &Ctx) -> Result<PatchType, ApiError> {
+    let ct = ctx
+        .headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ct.as_str() {
+        "application/json-patch+json" => Ok(PatchType::Json),
+        "application/merge-patch+json" => Ok(PatchType::Merge),
+        "application/strategic-merge-patch+json" => Ok(PatchType::Strategic),
+        "application/apply-patch+yaml" => Ok(PatchType::Apply),
+        _ => Err(ApiError::unsupported_media_type(&ACCEPTED)),
+    }
+}
+
+/// Removes strategic-merge-patch directives (`$patch`, `$setElementOrder/…`, `$retainKeys`,
+/// `$deleteFromPrimitiveList/…`) so the rest applies as a merge patch.
+fn strip_directives(v: &mut Value) {
+    if let Some(map) = v.as_object_mut() {
+        map.retain(|k, _| !k.starts_with('$'));
+        for child in map.values_mut() {
+            strip_directives(child);
+        }
+    }
+}
+
+/// Merges without deleting: apply's "set what is given" for fields not owned elsewhere.
+fn apply_merge(target: &mut Value, applied: &Value) {
+    match (target.as_object_mut(), applied.as_object()) {
+        (Some(t), Some(a)) => {
+            for (k, v) in a {
+                match t.get_mut(k) {
+                    Some(existing) if existing.is_object() && v.is_object() => {
+                        apply_merge(existing, v)
+                    }
+                    _ => {
+                        t.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        _ => *target = applied.clone(),
+    }
+}
+
+fn parse_patch(kind: PatchType, bytes: &[u8]) -> Result<Value, ApiError> {
+    let bad = |e: String| ApiError::bad_request(format!("error decoding patch: {e}"));
+    match kind {
+        PatchType::Apply => {
+            let text = std::str::from_utf8(bytes).map_err(|e| bad(e.to_string()))?;
+            serde_saphyr::from_str(text).map_err(|e| bad(e.to_string()))
+        }
+        _ => serde_json::from_slice(bytes).map_err(|e| bad(e.to_string())),
+    }
+}
+
+fn apply_patch(kind: PatchType, patch: &Value, current: &Value) -> Result<Value, ApiError> {
+    let mut doc = current.clone();
+    match kind {
+        PatchType::Json => {
+            let ops: json_patch::Patch = serde_json::from_value(patch.clone())
+                .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
+            if ops.0.len() > 10_000 {
+                return Err(ApiError::bad_request(
+                    "The allowed maximum operations in a JSON patch is 10000, got more",
+                ));
+            }
+            json_patch::patch(&mut doc, &ops).map_err(|e| ApiError {
+                code: 422,
+                reason: "Invalid",
+                message: e.to_string(),
+                details: None,
+            })?;
+        }
+        PatchType::Merge => json_patch::merge(&mut doc, patch),
+        PatchType::Strategic => {
+            let mut p = patch.clone();
+            strip_directives(&mut p);
+            json_patch::merge(&mut doc, &p);
+        }
+        PatchType::Apply => apply_merge(&mut doc, patch),
+    }
+    Ok(doc)
+}
+
+/// Creates the object from an apply configuration when it does not exist yet.
+async fn apply_create(ctx: &Ctx, mut obj: Value) -> Result<(StatusCode, Value), ApiError> {
+    reconcile_namespace(ctx, &mut obj)?;
+    if meta::name(&obj) != ctx.name() {
+        meta::set_meta(&mut obj, "name", Some(json!(ctx.name())));
+    }
+    prepare_create(ctx, &mut obj);
+    Ok((StatusCode::CREATED, store_new(ctx, obj).await?))
+}
+
+async fn patch_once(
+    ctx: &Ctx,
+    kind: PatchType,
+    patch: &Value,
+) -> Result<(StatusCode, Value), ApiError> {
+    let Some((current, mod_revision)) = load(ctx).await? else {
+        if kind == PatchType::Apply {
+            return apply_create(ctx, patch.clone()).await;
+        }
+        return Err(ctx.not_found());
+    };
+    let mut obj = apply_patch(kind, patch, &current)?;
+    if meta::top_str(&obj, "kind") != ctx.entry.names.kind || meta::name(&obj) != ctx.name() {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({}) does not match the name on the URL ({})",
+            meta::name(&obj),
+            ctx.name()
+        )));
+    }
+    let rv = meta::resource_version(&obj).to_owned();
+    if !rv.is_empty() && rv != mod_revision.to_string() {
+        return Err(ApiError::conflict_modified(
+            &ctx.entry.group,
+            &ctx.entry.names.plural,
+            ctx.name(),
+        ));
+    }
+    prepare_update(ctx, &mut obj, &current);
+    validate(ctx, &obj)?;
+    Ok((
+        StatusCode::OK,
+        store_update(ctx, obj, &current, mod_revision).await?,
+    ))
+}
+
+/// PATCH of an object or its `status`.
+pub async fn patch(ctx: &Ctx, body: Body) -> Response {
+    let result = async {
+        let kind = patch_type(ctx)?;
+        if kind == PatchType::Apply && ctx.query.get("fieldManager").is_none_or(str::is_empty) {
+            return Err(ApiError::bad_request(
+                "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch",
+            ));
+        }
+        let bytes = read_limited(ctx, body).await?;
+        let patch = parse_patch(kind, &bytes)?;
+        let explicit_rv = !meta::resource_version(&patch).is_empty();
+        let mut attempt = 0;
+        loop {
+            match patch_once(ctx, kind, &patch).await {
+                Err(e) if e.code == 409 && e.reason == "Conflict" && !explicit_rv && attempt < 5 => attempt += 1,
+                other => return other,
+            }
+        }
+    }
+    .await;
+    match result {
+        Ok((status, obj)) => {
+            let mut resp = ctx.writer.object(&ctx.entry, status, obj);
+            add_warnings(&mut resp, &[]);
+            resp
+        }
+        Err(e) => ctx.writer.error(e),
+    }
+}

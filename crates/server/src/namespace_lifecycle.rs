@@ -1,0 +1,162 @@
+//! Namespace lifecycle, as kube-apiserver's NamespaceLifecycle admission and namespace
+//! controller do it: the four system namespaces exist from the first start; nothing is
+//! created in a missing or terminating namespace; deleting a namespace empties it, then
+//! removes it.
+
+use crate::api::ApiState;
+use crate::meta;
+use crate::registry::{RegistryTable, ResourceEntry};
+use crate::status::ApiError;
+use kapi_storage::{RangeRequest, StoreError};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// Namespaces created on first start.
+pub const SYSTEM_NAMESPACES: [&str; 4] =
+    ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+fn namespaces_entry(table: &RegistryTable) -> Option<&Arc<ResourceEntry>> {
+    table.get("", "v1", "namespaces")
+}
+
+/// Refuses creation in a namespace that does not exist (404) or is terminating (403).
+pub async fn admit_create(
+    state: &ApiState,
+    table: &RegistryTable,
+    entry: &ResourceEntry,
+    namespace: &str,
+    name: &str,
+) -> Result<(), ApiError> {
+    let Some(ns_entry) = namespaces_entry(table) else {
+        return Ok(());
+    };
+    let kv = state
+        .store
+        .get(ns_entry.key(None, namespace).as_bytes(), None)
+        .await
+        .map_err(ApiError::internal)?;
+    let Some(kv) = kv else {
+        return Err(ApiError::not_found("", "namespaces", namespace));
+    };
+    let ns = ns_entry.codec.decode_stored(&kv.value)?;
+    let terminating = meta::nested(&ns, &["status", "phase"]).and_then(Value::as_str)
+        == Some("Terminating")
+        || !meta::meta_str(&ns, "deletionTimestamp").is_empty();
+    if terminating {
+        return Err(ApiError::forbidden(
+            &entry.group,
+            &entry.names.plural,
+            name,
+            &format!(
+                "unable to create new content in namespace {namespace} because it is being terminated"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Creates the system namespaces that do not exist yet.
+pub async fn ensure_system_namespaces(state: &ApiState) -> Result<(), ApiError> {
+    let table = state.registry.snapshot();
+    let Some(entry) = namespaces_entry(&table) else {
+        return Ok(());
+    };
+    for name in SYSTEM_NAMESPACES {
+        let mut obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+        meta::set_meta(&mut obj, "uid", Some(json!(meta::new_uid())));
+        meta::set_meta(
+            &mut obj,
+            "creationTimestamp",
+            Some(json!(meta::now_rfc3339())),
+        );
+        entry.strategy.prepare_for_create(&mut obj);
+        let bytes = entry.codec.encode_for_storage(&obj)?;
+        match state
+            .store
+            .create(entry.key(None, name).as_bytes(), bytes)
+            .await
+        {
+            Ok(_) | Err(StoreError::AlreadyExists { .. }) => {}
+            Err(e) => return Err(ApiError::internal(e)),
+        }
+    }
+    Ok(())
+}
+
+/// Deletes every namespaced object in `namespace` (one pass per storage prefix), then
+/// drops the `kubernetes` finalizer and, when no other finalizer remains, the namespace.
+pub async fn finalize_namespace(state: Arc<ApiState>, namespace: String) {
+    let table = state.registry.snapshot();
+    let mut prefixes: Vec<String> = table
+        .entries()
+        .filter(|e| e.namespaced())
+        .map(|e| e.collection_prefix(Some(&namespace)))
+        .collect();
+    prefixes.sort();
+    prefixes.dedup();
+    for prefix in prefixes {
+        if let Err(e) = empty_prefix(&state, &prefix).await {
+            tracing::warn!(%namespace, %prefix, error = %e, "namespace cleanup failed");
+            return;
+        }
+    }
+    if let Err(e) = remove_namespace(&state, &table, &namespace).await {
+        tracing::warn!(%namespace, error = %e, "namespace finalization failed");
+    }
+}
+
+async fn empty_prefix(state: &ApiState, prefix: &str) -> Result<(), StoreError> {
+    let resp = state.store.range(RangeRequest::prefix(prefix)).await?;
+    for kv in resp.kvs {
+        match state.store.delete(&kv.key, None).await {
+            Ok(_) | Err(StoreError::NotFound { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+async fn remove_namespace(
+    state: &ApiState,
+    table: &RegistryTable,
+    namespace: &str,
+) -> Result<(), ApiError> {
+    let Some(entry) = namespaces_entry(table) else {
+        return Ok(());
+    };
+    let key = entry.key(None, namespace);
+    for _ in 0..5 {
+        let Some(kv) = state
+            .store
+            .get(key.as_bytes(), None)
+            .await
+            .map_err(ApiError::internal)?
+        else {
+            return Ok(());
+        };
+        let mut ns = entry.codec.decode_stored(&kv.value)?;
+        if let Some(spec) = ns.get_mut("spec").and_then(Value::as_object_mut) {
+            spec.insert("finalizers".into(), json!([]));
+        }
+        let result = if meta::finalizers(&ns).is_empty() {
+            state
+                .store
+                .delete(key.as_bytes(), Some(kv.mod_revision))
+                .await
+                .map(|_| ())
+        } else {
+            let bytes = entry.codec.encode_for_storage(&ns)?;
+            state
+                .store
+                .update(key.as_bytes(), bytes, kv.mod_revision)
+                .await
+                .map(|_| ())
+        };
+        match result {
+            Ok(()) | Err(StoreError::NotFound { .. }) => return Ok(()),
+            Err(StoreError::Conflict { .. }) => continue,
+            Err(e) => return Err(ApiError::internal(e)),
+        }
+    }
+    Ok(())
+}

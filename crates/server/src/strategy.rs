@@ -1,0 +1,243 @@
+//! The strategy of a registry entry: what create and update do to an object before it is
+//! stored (server fields, status/spec reset), how it is validated, and its field labels.
+
+use crate::meta;
+use crate::status::StatusCause;
+use serde_json::Value;
+
+/// Which names a kind accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameRule {
+    /// RFC 1123 subdomain (most kinds).
+    Dns1123Subdomain,
+    /// RFC 1123 label (namespaces).
+    Dns1123Label,
+    /// Any name that is a valid path segment (custom kinds with their own rules).
+    PathSegment,
+}
+
+/// Per-kind behaviour of the generic handlers.
+pub trait Strategy: Send + Sync {
+    /// Whether a `status` subresource exists: the main resource then ignores status
+    /// changes, and `/status` ignores everything but status.
+    fn has_status(&self) -> bool {
+        false
+    }
+
+    /// Whether spec changes bump `metadata.generation` (kinds with a status subresource).
+    fn tracks_generation(&self) -> bool {
+        self.has_status()
+    }
+
+    /// Names this kind accepts.
+    fn name_rule(&self) -> NameRule {
+        NameRule::Dns1123Subdomain
+    }
+
+    /// Fills kind-specific defaults and server fields of a new object.
+    fn prepare_for_create(&self, _obj: &mut Value) {}
+
+    /// Kind-specific validation beyond metadata; causes with field paths.
+    fn validate(&self, _obj: &Value) -> Vec<StatusCause> {
+        Vec::new()
+    }
+
+    /// Field labels for field selectors besides `metadata.name` / `metadata.namespace`.
+    fn field_labels(&self, _obj: &Value) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
+    /// Whether deleting an object first empties the namespace it names (Namespaces).
+    fn on_delete_finalizes_content(&self) -> bool {
+        false
+    }
+}
+
+/// A strategy described by data: the common case for built-in kinds and custom resources.
+#[derive(Debug, Clone)]
+pub struct GenericStrategy {
+    /// Has a status subresource.
+    pub status: bool,
+    /// Name rule.
+    pub names: NameRule,
+    /// Top-level fields defaulted on create when absent (e.g. Secret `type: Opaque`).
+    pub defaults: Vec<(&'static str, Value)>,
+    /// Field labels: selector key and the path of object keys it reads.
+    pub field_paths: Vec<(&'static str, Vec<&'static str>)>,
+}
+
+impl Default for GenericStrategy {
+    fn default() -> Self {
+        Self {
+            status: false,
+            names: NameRule::Dns1123Subdomain,
+            defaults: Vec::new(),
+            field_paths: Vec::new(),
+        }
+    }
+}
+
+impl Strategy for GenericStrategy {
+    fn has_status(&self) -> bool {
+        self.status
+    }
+
+    fn name_rule(&self) -> NameRule {
+        self.names
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value) {
+        if let Some(map) = obj.as_object_mut() {
+            for (k, v) in &self.defaults {
+                map.entry(k.to_string()).or_insert_with(|| v.clone());
+            }
+        }
+    }
+
+    fn field_labels(&self, obj: &Value) -> Vec<(String, String)> {
+        self.field_paths
+            .iter()
+            .map(|(label, path)| {
+                let value = match meta::nested(obj, path) {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Null) | None => String::new(),
+                    Some(other) => other.to_string(),
+                };
+                (label.to_string(), value)
+            })
+            .collect()
+    }
+}
+
+/// The strategy of Namespaces: DNS-label names, `spec.finalizers: [kubernetes]`,
+/// `status.phase: Active`, the `kubernetes.io/metadata.name` label, and content
+/// finalization on delete.
+#[derive(Debug, Clone, Default)]
+pub struct NamespaceStrategy;
+
+impl Strategy for NamespaceStrategy {
+    fn has_status(&self) -> bool {
+        true
+    }
+
+    fn tracks_generation(&self) -> bool {
+        false
+    }
+
+    fn name_rule(&self) -> NameRule {
+        NameRule::Dns1123Label
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value) {
+        let name = meta::name(obj).to_owned();
+        let labels = meta::meta_mut(obj)
+            .entry("labels")
+            .or_insert_with(|| Value::Object(Default::default()));
+        if let Some(l) = labels.as_object_mut() {
+            l.insert("kubernetes.io/metadata.name".into(), Value::String(name));
+        }
+        if let Some(map) = obj.as_object_mut() {
+            map.insert(
+                "spec".into(),
+                serde_json::json!({"finalizers": ["kubernetes"]}),
+            );
+            map.insert("status".into(), serde_json::json!({"phase": "Active"}));
+        }
+    }
+
+    fn field_labels(&self, obj: &Value) -> Vec<(String, String)> {
+        let phase = meta::nested(obj, &["status", "phase"])
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        vec![("status.phase".into(), phase.into())]
+    }
+
+    fn on_delete_finalizes_content(&self) -> bool {
+        true
+    }
+}
+
+const SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+fn is_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+/// Problems with `name` under `rule`, as Kubernetes words them (without the field prefix).
+pub fn name_problems(rule: NameRule, name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    match rule {
+        NameRule::Dns1123Subdomain => {
+            if name.len() > 253 {
+                out.push("must be no more than 253 characters".to_owned());
+            }
+            if !name.split('.').all(is_label) {
+                out.push(SUBDOMAIN_MSG.to_owned());
+            }
+        }
+        NameRule::Dns1123Label => {
+            if name.len() > 63 {
+                out.push("must be no more than 63 characters".to_owned());
+            }
+            if !is_label(name) {
+                out.push(LABEL_MSG.to_owned());
+            }
+        }
+        NameRule::PathSegment => {}
+    }
+    if name == "." || name == ".." {
+        out.push(format!("may not be '{name}'"));
+    } else if name.contains('/') || name.contains('%') {
+        out.push("may not contain '/' or '%'".to_owned());
+    }
+    out
+}
+
+/// Validates `metadata.name` (after generateName): the causes of a 422.
+pub fn validate_name(rule: NameRule, obj: &Value) -> Vec<StatusCause> {
+    let name = meta::name(obj);
+    if name.is_empty() {
+        return vec![StatusCause {
+            reason: "FieldValueRequired".into(),
+            message: "Required value: name or generateName is required".into(),
+            field: "metadata.name".into(),
+        }];
+    }
+    name_problems(rule, name)
+        .into_iter()
+        .map(|p| StatusCause {
+            reason: "FieldValueInvalid".into(),
+            message: format!("Invalid value: {}: {p}", Value::String(name.to_owned())),
+            field: "metadata.name".into(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subdomain_rejects_underscore_with_kubernetes_message() {
+        let p = name_problems(NameRule::Dns1123Subdomain, "Bad_Name");
+        assert_eq!(p, vec![SUBDOMAIN_MSG.to_owned()]);
+    }
+
+    #[test]
+    fn label_rejects_dots() {
+        assert!(!name_problems(NameRule::Dns1123Label, "a.b").is_empty());
+        assert!(name_problems(NameRule::Dns1123Label, "a-b").is_empty());
+    }
+
+    #[test]
+    fn missing_name_is_required_value() {
+        let c = validate_name(NameRule::Dns1123Subdomain, &serde_json::json!({}));
+        assert_eq!(c[0].reason, "FieldValueRequired");
+    }
+}
