@@ -50,11 +50,12 @@ fn yaml_duplicate_problems(data: &[u8]) -> Vec<String> {
             data,
             parse_options(DuplicateKeyPolicy::Error),
         );
-    match parsed {
-        Err(serde_saphyr::Error::DuplicateMappingKey { key, location }) => vec![format!(
+    let Err(err) = parsed else { return Vec::new() };
+    match err.without_snippet() {
+        serde_saphyr::Error::DuplicateMappingKey { key, location } => vec![format!(
             "yaml: unmarshal errors:\n  line {}: key {:?} already set in map",
             location.line(),
-            key.unwrap_or_default()
+            key.clone().unwrap_or_default()
         )],
         _ => Vec::new(),
     }
