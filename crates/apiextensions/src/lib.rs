@@ -1,1 +1,9 @@
-//! CustomResourceDefinitions without HTTP: structural schemas, pruning, defaulting, validation, converters.
+//! CustomResourceDefinitions without HTTP: structural schemas, pruning, defaulting, validation
+//! (OpenAPI and CEL), CRD validation and custom-resource converters.
+
+pub mod field;
+pub mod gojson;
+pub mod structural;
+
+pub use field::{BadValue, ErrorList, ErrorType, FieldError, FieldPath};
+pub use structural::{BuildError, Structural};
