@@ -103,9 +103,15 @@ pub fn map_error(error: EtcdError, requested: Option<i64>) -> StoreError {
     }
 }
 
+/// Codes after which the request may be retried elsewhere. tonic reports a broken connection
+/// to a member as `Unknown` ("transport error").
 fn is_transient_code(code: tonic::Code) -> bool {
     matches!(
         code,
-        tonic::Code::Unavailable | tonic::Code::DeadlineExceeded | tonic::Code::Aborted
+        tonic::Code::Unavailable
+            | tonic::Code::DeadlineExceeded
+            | tonic::Code::Aborted
+            | tonic::Code::Unknown
+            | tonic::Code::Cancelled
     )
 }
