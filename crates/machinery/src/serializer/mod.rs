@@ -23,7 +23,7 @@ pub use codec_factory::{
 pub use json::{JsonSerializer, SerializerOptions};
 pub use protobuf::{ProtobufSerializer, RawProtobufSerializer};
 pub use recognizer::RecognizingDecoder;
-pub use versioning::{VersioningCodec, WithVersionEncoder, WithoutVersionDecoder};
+pub use versioning::{SharedVersioner, VersioningCodec, WithVersionEncoder, WithoutVersionDecoder};
 pub use yaml::YamlSerializer;
 
 use crate::runtime::{Decoded, Object, Result};
