@@ -2,7 +2,7 @@
 
 use super::schema::JsonSchemaProps;
 use crate::meta::{ListMeta, ObjectMeta, Time};
-use crate::serde_util::{base64_bytes, is_false, null_default};
+use crate::serde_util::{base64_bytes, is_false, is_zero_i64, null_default};
 use serde::{Deserialize, Serialize};
 
 /// A CustomResourceDefinition: a new resource served by the API server.
@@ -283,10 +283,6 @@ pub struct CustomResourceDefinitionCondition {
         deserialize_with = "null_default"
     )]
     pub observed_generation: i64,
-}
-
-fn is_zero_i64(v: &i64) -> bool {
-    *v == 0
 }
 
 /// `CustomResourceDefinitionStatus`.
