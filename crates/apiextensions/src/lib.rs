@@ -7,3 +7,11 @@ pub mod structural;
 
 pub use field::{BadValue, ErrorList, ErrorType, FieldError, FieldPath};
 pub use structural::{BuildError, Structural};
+pub mod coerce;
+pub mod defaulting;
+pub mod objectmeta;
+pub mod prune;
+
+pub use coerce::{CoerceError, CoerceOptions, coerce_custom_resource};
+pub use defaulting::apply_defaults;
+pub use prune::prune;

@@ -249,8 +249,11 @@ impl Structural {
         }
     }
 
-    /// Whether the value validator should accept both integers and strings here (R6.5).
-    pub fn accepts_int_or_string(&self) -> bool {
-        self.int_or_string
+    /// Whether an `x-kubernetes-embedded-resource` node exists below this one.
+    pub fn contains_embedded_resource(&self) -> bool {
+        let below = |s: &Structural| s.embedded_resource || s.contains_embedded_resource();
+        self.properties.values().any(below)
+            || self.items.as_deref().is_some_and(below)
+            || matches!(&self.additional_properties, Some(AdditionalProperties::Schema(s)) if below(s))
     }
 }
