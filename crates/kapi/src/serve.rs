@@ -71,10 +71,14 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         data_dir: args.data_dir.clone(),
         advertise_address: args.advertise_address,
     };
+    let shutdown = shutdown_signal()?;
     let store = open_store(&args).await?;
     let registry = Arc::new(Registry::new());
-    registry.upsert(kapi_server::builtin::json_entries(
+    let scheme = Arc::new(kapi_api::new_scheme()?);
+    let codecs = kapi_machinery::serializer::CodecFactory::new(scheme);
+    registry.upsert(kapi_server::builtin::scheme_entries(
         args.etcd_prefix.trim_end_matches('/'),
+        &codecs,
     ));
     let server = Server::bind(opts, store.clone(), registry).await?;
     tracing::info!(
@@ -84,7 +88,7 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         ready_after_ms = started.elapsed().as_secs_f64() * 1000.0,
         "serving",
     );
-    server.run(shutdown_signal()).await;
+    server.run(shutdown).await;
     drop(store);
     tracing::info!("stopped");
     Ok(())
@@ -110,20 +114,17 @@ async fn open_store(args: &ServeArgs) -> Result<Arc<dyn Store>, Box<dyn std::err
     Ok(Arc::new(EtcdStore::connect(config).await?))
 }
 
-/// Resolves on SIGTERM or SIGINT.
-async fn shutdown_signal() {
-    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot listen for SIGTERM; only SIGINT stops kapi");
-            let _ = tokio::signal::ctrl_c().await;
-            return;
+/// Registers the SIGTERM and SIGINT handlers now; the future resolves on either.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, std::io::Error> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => tracing::info!("SIGTERM received"),
+            _ = int.recv() => tracing::info!("SIGINT received"),
         }
-    };
-    tokio::select! {
-        _ = term.recv() => tracing::info!("SIGTERM received"),
-        _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT received"),
-    }
+    })
 }
 
 fn init_logging() {

@@ -198,3 +198,54 @@ async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
         Verb::DeleteCollection => handlers::delete::delete_collection(&ctx, body).await,
     }
 }
+
+/// `GET /openapi/v3`: the index of group-version documents with their hashes.
+pub async fn openapi_index(State(state): State<Arc<ApiState>>) -> Response {
+    let table = state.registry.snapshot();
+    match encode_text(
+        &crate::openapi::index(&table),
+        crate::negotiate::Media::Json,
+        false,
+    ) {
+        Ok(body) => bytes_response(StatusCode::OK, "application/json", body),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// `GET /openapi/v3/<api/v1|apis/G/V>?hash=…`: 301 to the current hash on a mismatch,
+/// immutable caching on a match (R8.4).
+pub async fn openapi_document(State(state): State<Arc<ApiState>>, req: Request) -> Response {
+    let table = state.registry.snapshot();
+    let path = req
+        .uri()
+        .path()
+        .trim_start_matches("/openapi/v3/")
+        .to_owned();
+    let query = Query::parse(req.uri().query());
+    let Some((_, bytes)) = crate::openapi::documents(&table)
+        .into_iter()
+        .find(|(p, _)| *p == path)
+    else {
+        return page_not_found();
+    };
+    let hash = crate::openapi::hash(&bytes);
+    match query.get("hash") {
+        Some(h) if h != hash => {
+            let location = format!("/openapi/v3/{path}?hash={hash}");
+            let mut resp = StatusCode::MOVED_PERMANENTLY.into_response();
+            if let Ok(v) = HeaderValue::from_str(&location) {
+                resp.headers_mut().insert("location", v);
+            }
+            resp
+        }
+        Some(_) => {
+            let mut resp = bytes_response(StatusCode::OK, "application/json", bytes);
+            resp.headers_mut().insert(
+                "cache-control",
+                HeaderValue::from_static("public, immutable"),
+            );
+            resp
+        }
+        None => bytes_response(StatusCode::OK, "application/json", bytes),
+    }
+}

@@ -5,8 +5,11 @@
 use crate::builtin_tables as tables;
 use crate::codec::{JsonCodec, ObjectCodec};
 use crate::registry::{ResourceEntry, ResourceNames, Scope, Subresource, storage_version_hash};
+use crate::scheme_codec::SchemeCodec;
 use crate::strategy::{GenericStrategy, NamespaceStrategy, Strategy};
 use crate::table::TableConvertor;
+use kapi_machinery::schema::GroupVersion;
+use kapi_machinery::serializer::CodecFactory;
 use serde_json::json;
 use std::sync::Arc;
 
@@ -256,6 +259,38 @@ pub fn json_entries(root: &str) -> Vec<ResourceEntry> {
                 format!("{}/{}", spec.group, spec.version)
             };
             entry(root, spec, Arc::new(JsonCodec::new(api_version)))
+        })
+        .collect()
+}
+
+/// Every built-in entry with the Scheme's codec (typed, converting through the hub to the
+/// storage version, protobuf where the kind has it), plus autoscaling/v1, which serves
+/// HorizontalPodAutoscalers stored as v2.
+pub fn scheme_entries(root: &str, factory: &CodecFactory) -> Vec<ResourceEntry> {
+    let mut specs = specs();
+    if let Some(hpa) = specs
+        .iter()
+        .find(|s| s.plural == "horizontalpodautoscalers")
+    {
+        let v1 = EntrySpec {
+            version: "v1",
+            version_priority: 1,
+            strategy: hpa.strategy.clone(),
+            table: hpa.table.clone(),
+            ..*hpa
+        };
+        specs.push(v1);
+    }
+    specs
+        .into_iter()
+        .map(|spec| {
+            let codec = SchemeCodec::new(
+                factory.clone(),
+                GroupVersion::new(spec.group, spec.version),
+                GroupVersion::new(spec.group, spec.storage_version),
+                spec.kind,
+            );
+            entry(root, spec, Arc::new(codec))
         })
         .collect()
 }

@@ -13,10 +13,22 @@ pub trait ObjectCodec: Send + Sync {
     /// Encodes an object in this entry's version for storage (in the storage version).
     fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, ApiError>;
 
-    /// Paths of fields in `obj` that the kind does not know, sorted (field validation).
-    /// An empty answer means "all known" or "the kind preserves unknown fields".
-    fn unknown_fields(&self, _obj: &Value) -> Vec<String> {
-        Vec::new()
+    /// Brings a decoded body into the kind's canonical form in this entry's version
+    /// (defaults applied, unknown fields dropped).
+    fn normalize(&self, obj: Value) -> Result<Value, ApiError> {
+        Ok(obj)
+    }
+
+    /// Field-validation problems of a JSON body, as Kubernetes words them
+    /// (`unknown field "spec.x"`, `duplicate field "a"`).
+    fn field_problems(&self, json: &[u8]) -> Vec<String> {
+        crate::json_dups::parse_with_duplicates(json)
+            .map(|(_, dups)| {
+                dups.iter()
+                    .map(|p| format!("duplicate field \"{p}\""))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Whether [`ObjectCodec::encode_protobuf`] and [`ObjectCodec::decode_protobuf`] work.
@@ -32,9 +44,8 @@ pub trait ObjectCodec: Send + Sync {
         ]))
     }
 
-    /// Encodes the object of a watch event as a protobuf `WatchEvent` (without the length
-    /// prefix the stream framer adds).
-    fn encode_watch_event_protobuf(&self, _kind: &str, _obj: &Value) -> Result<Vec<u8>, ApiError> {
+    /// Encodes one length-delimited protobuf watch frame of event `kind` carrying `obj`.
+    fn encode_watch_frame_protobuf(&self, _kind: &str, _obj: &Value) -> Result<Vec<u8>, ApiError> {
         Err(ApiError::not_acceptable(&[
             "application/json",
             "application/yaml",

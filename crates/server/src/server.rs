@@ -162,6 +162,8 @@ fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
         .route("/api/{*rest}", any(api::serve))
         .route("/apis", any(api::serve))
         .route("/apis/{*rest}", any(api::serve))
+        .route("/openapi/v3", get(api::openapi_index))
+        .route("/openapi/v3/{*rest}", get(api::openapi_document))
         .with_state(state);
     let fixed = Router::new()
         .route("/healthz", get(crate::health::ok))

@@ -47,8 +47,8 @@ fn summarize(bytes: &[u8]) -> String {
     }
 }
 
-/// Parses the body by media type; returns the value and duplicated key paths.
-fn parse(ctx: &Ctx, media: Media, bytes: &[u8]) -> Result<(Value, Vec<String>), ApiError> {
+/// Parses the body by media type.
+fn parse(ctx: &Ctx, media: Media, bytes: &[u8]) -> Result<Value, ApiError> {
     let kind = &ctx.entry.names.kind;
     let unrecognized = |err: String| {
         ApiError::bad_request(format!(
@@ -57,13 +57,14 @@ fn parse(ctx: &Ctx, media: Media, bytes: &[u8]) -> Result<(Value, Vec<String>), 
         ))
     };
     match media {
-        Media::Json => parse_with_duplicates(bytes).map_err(|e| unrecognized(e.to_string())),
+        Media::Json => parse_with_duplicates(bytes)
+            .map(|(v, _)| v)
+            .map_err(|e| unrecognized(e.to_string())),
         Media::Yaml => {
             let text = std::str::from_utf8(bytes).map_err(|e| unrecognized(e.to_string()))?;
-            let v: Value = serde_saphyr::from_str(text).map_err(|e| unrecognized(e.to_string()))?;
-            Ok((v, Vec::new()))
+            serde_saphyr::from_str(text).map_err(|e| unrecognized(e.to_string()))
         }
-        Media::Protobuf => Ok((ctx.entry.codec.decode_protobuf(bytes)?, Vec::new())),
+        Media::Protobuf => ctx.entry.codec.decode_protobuf(bytes),
     }
 }
 
@@ -107,14 +108,17 @@ pub async fn decode_body(ctx: &Ctx, body: Body) -> Result<Decoded, ApiError> {
     let content_type = ctx.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
     let media = negotiate_input(content_type, ctx.entry.codec.supports_protobuf())?;
     let bytes = read_limited(ctx, body).await?;
-    let (mut obj, dups) = parse(ctx, media, &bytes)?;
+    let obj = parse(ctx, media, &bytes)?;
+    let problems = match media {
+        Media::Json => ctx.entry.codec.field_problems(&bytes),
+        Media::Yaml => serde_json::to_vec(&obj)
+            .map(|json| ctx.entry.codec.field_problems(&json))
+            .unwrap_or_default(),
+        Media::Protobuf => Vec::new(),
+    };
+    let mut obj = obj;
     check_type(ctx, &mut obj)?;
-    let unknown = ctx.entry.codec.unknown_fields(&obj);
-    let problems: Vec<String> = unknown
-        .iter()
-        .map(|p| format!("unknown field \"{p}\""))
-        .chain(dups.iter().map(|p| format!("duplicate field \"{p}\"")))
-        .collect();
+    let obj = ctx.entry.codec.normalize(obj)?;
     let mode = ctx.query.get("fieldValidation").unwrap_or("Warn");
     match mode {
         "Strict" if !problems.is_empty() => {

@@ -3,7 +3,7 @@
 //! applied configuration). Conflicts are retried when the patch carries no resourceVersion.
 
 use super::Ctx;
-use super::body::{add_warnings, read_limited};
+use super::body::read_limited;
 use super::read::load;
 use super::write::{
     prepare_create, prepare_update, reconcile_namespace, store_new, store_update, validate,
@@ -140,7 +140,10 @@ async fn patch_once(
         }
         return Err(ctx.not_found());
     };
-    let mut obj = apply_patch(kind, patch, &current)?;
+    let mut obj = ctx
+        .entry
+        .codec
+        .normalize(apply_patch(kind, patch, &current)?)?;
     if meta::top_str(&obj, "kind") != ctx.entry.names.kind || meta::name(&obj) != ctx.name() {
         return Err(ApiError::bad_request(format!(
             "the name of the object ({}) does not match the name on the URL ({})",
@@ -186,11 +189,7 @@ pub async fn patch(ctx: &Ctx, body: Body) -> Response {
     }
     .await;
     match result {
-        Ok((status, obj)) => {
-            let mut resp = ctx.writer.object(&ctx.entry, status, obj);
-            add_warnings(&mut resp, &[]);
-            resp
-        }
+        Ok((status, obj)) => ctx.writer.object(&ctx.entry, status, obj),
         Err(e) => ctx.writer.error(e),
     }
 }

@@ -80,13 +80,9 @@ fn frame(ctx: &Ctx, kind: &str, obj: Value) -> Option<Bytes> {
         Media::Protobuf => ctx
             .entry
             .codec
-            .encode_watch_event_protobuf(kind, &event["object"])
+            .encode_watch_frame_protobuf(kind, &event["object"])
             .ok()
-            .map(|b| {
-                let mut out = (b.len() as u32).to_be_bytes().to_vec();
-                out.extend_from_slice(&b);
-                Bytes::from(out)
-            }),
+            .map(Bytes::from),
         m => encode_text(&event, m, false).ok().map(Bytes::from),
     }
 }

@@ -1,0 +1,203 @@
+//! The storage codec of built-in kinds: typed through the machinery `Scheme`, converting
+//! between the served version and the storage version through the hub, applying the
+//! Scheme's defaults, reporting unknown and duplicate fields, and speaking protobuf.
+
+use crate::codec::ObjectCodec;
+use crate::status::ApiError;
+use kapi_machinery::runtime::{Error as MachineryError, Object};
+use kapi_machinery::schema::{GroupVersion, GroupVersionKind};
+use kapi_machinery::serializer::framer::Framing;
+use kapi_machinery::serializer::watch::WatchEncoder;
+use kapi_machinery::serializer::{CodecFactory, Decoder, Encoder, SharedVersioner};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// A codec for one (group, version, kind) stored at `storage`.
+pub struct SchemeCodec {
+    factory: CodecFactory,
+    served: GroupVersion,
+    storage: GroupVersion,
+    kind: String,
+    protobuf: bool,
+}
+
+impl SchemeCodec {
+    /// A codec serving `served`/`kind`, storing at `storage`.
+    pub fn new(
+        factory: CodecFactory,
+        served: GroupVersion,
+        storage: GroupVersion,
+        kind: &str,
+    ) -> Self {
+        let protobuf = factory
+            .scheme()
+            .new_object(&served.with_kind(kind))
+            .map(|o| o.supports_protobuf())
+            .unwrap_or(false);
+        Self {
+            factory,
+            served,
+            storage,
+            kind: kind.to_owned(),
+            protobuf,
+        }
+    }
+
+    fn gvk(&self) -> GroupVersionKind {
+        self.served.with_kind(self.kind.as_str())
+    }
+
+    fn cannot_handle(&self, e: impl std::fmt::Display) -> ApiError {
+        ApiError::bad_request(format!(
+            "{} in version \"{}\" cannot be handled as a {}: {e}",
+            self.kind, self.served.version, self.kind
+        ))
+    }
+
+    /// The typed object of a JSON value, by the value's own apiVersion/kind.
+    fn typed(&self, v: &Value) -> Result<Box<dyn Object>, ApiError> {
+        let av = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+        let gvk = if kind.is_empty() {
+            self.gvk()
+        } else {
+            GroupVersionKind::from_api_version_and_kind(av, kind)
+        };
+        let mut obj = self
+            .factory
+            .scheme()
+            .new_object(&gvk)
+            .map_err(ApiError::internal)?;
+        obj.decode_json_value(v.clone())
+            .map_err(|e| self.cannot_handle(e))?;
+        obj.set_group_version_kind(&gvk);
+        Ok(obj)
+    }
+
+    /// Decodes bytes of any format, defaulting and converting to the served version.
+    fn decode_to_served(&self, bytes: &[u8]) -> Result<Value, ApiError> {
+        let decoded = self
+            .factory
+            .universal_decoder(std::slice::from_ref(&self.served))
+            .decode(bytes, Some(&self.gvk()), None)
+            .map_err(|e| self.cannot_handle(e))?;
+        self.to_value(decoded.object.as_ref())
+    }
+
+    fn to_value(&self, obj: &dyn Object) -> Result<Value, ApiError> {
+        let mut v = obj.to_json_value().map_err(ApiError::internal)?;
+        if let Some(map) = v.as_object_mut() {
+            map.insert(
+                "apiVersion".into(),
+                Value::String(self.served.api_version()),
+            );
+            map.insert("kind".into(), Value::String(self.kind.clone()));
+        }
+        Ok(v)
+    }
+
+    fn protobuf_encoder(&self) -> Result<Arc<dyn Encoder>, ApiError> {
+        self.factory
+            .serializer_for_media_type("application/vnd.kubernetes.protobuf")
+            .map(|s| s.serializer.clone() as Arc<dyn Encoder>)
+            .ok_or_else(|| ApiError::internal("no protobuf serializer"))
+    }
+}
+
+fn machinery_error(e: MachineryError) -> ApiError {
+    match e {
+        MachineryError::NotMarshalable { .. } => {
+            ApiError::not_acceptable(&["application/json", "application/yaml"])
+        }
+        other => ApiError::internal(other),
+    }
+}
+
+impl ObjectCodec for SchemeCodec {
+    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, ApiError> {
+        let stored_version = serde_json::from_slice::<Value>(bytes).ok().filter(|v| {
+            v.get("apiVersion").and_then(Value::as_str) == Some(&self.served.api_version())
+        });
+        match stored_version {
+            // Stored in the served version: defaults were applied when it was written.
+            Some(v) => Ok(v),
+            None => self.decode_to_served(bytes),
+        }
+    }
+
+    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, ApiError> {
+        let typed = self.typed(obj)?;
+        let json = self
+            .factory
+            .serializer_for_media_type("application/json")
+            .map(|s| s.serializer.clone() as Arc<dyn Encoder>)
+            .ok_or_else(|| ApiError::internal("no JSON serializer"))?;
+        let storage: SharedVersioner = Arc::new(self.storage.clone());
+        self.factory
+            .encoder_for_version(json, storage)
+            .encode_to_vec(typed.as_ref())
+            .map_err(ApiError::internal)
+    }
+
+    fn normalize(&self, obj: Value) -> Result<Value, ApiError> {
+        let bytes = serde_json::to_vec(&obj).map_err(ApiError::internal)?;
+        self.decode_to_served(&bytes)
+    }
+
+    fn field_problems(&self, json: &[u8]) -> Vec<String> {
+        let Ok(mut obj) = self.factory.scheme().new_object(&self.gvk()) else {
+            return Vec::new();
+        };
+        match obj.decode_json(json, true) {
+            Ok(problems) => problems,
+            Err(e) => e
+                .as_strict_decoding()
+                .map(|s| s.errors.clone())
+                .unwrap_or_default(),
+        }
+    }
+
+    fn supports_protobuf(&self) -> bool {
+        self.protobuf
+    }
+
+    fn encode_protobuf(&self, obj: &Value) -> Result<Vec<u8>, ApiError> {
+        let typed = self.typed(obj)?;
+        self.protobuf_encoder()?
+            .encode_to_vec(typed.as_ref())
+            .map_err(machinery_error)
+    }
+
+    fn decode_protobuf(&self, body: &[u8]) -> Result<Value, ApiError> {
+        let decoded = self
+            .factory
+            .universal_deserializer()
+            .decode(body, Some(&self.gvk()), None)
+            .map_err(|e| self.cannot_handle(e))?;
+        let mut v = decoded.object.to_json_value().map_err(ApiError::internal)?;
+        if let Some(map) = v.as_object_mut() {
+            map.insert(
+                "apiVersion".into(),
+                Value::String(decoded.gvk.api_version()),
+            );
+            map.insert("kind".into(), Value::String(decoded.gvk.kind.clone()));
+        }
+        Ok(v)
+    }
+
+    fn encode_watch_frame_protobuf(&self, kind: &str, obj: &Value) -> Result<Vec<u8>, ApiError> {
+        let info = self
+            .factory
+            .serializer_for_media_type("application/vnd.kubernetes.protobuf")
+            .and_then(|s| s.stream_serializer.clone())
+            .ok_or_else(|| ApiError::internal("no protobuf stream serializer"))?;
+        let stream: Arc<dyn Encoder> = info.serializer.clone();
+        let encoder = WatchEncoder::new(self.protobuf_encoder()?, stream, Framing::LengthDelimited);
+        let typed = self.typed(obj)?;
+        let mut out = Vec::new();
+        encoder
+            .encode_event(kind, typed.as_ref(), &mut out)
+            .map_err(machinery_error)?;
+        Ok(out)
+    }
+}
