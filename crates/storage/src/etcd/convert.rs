@@ -103,6 +103,18 @@ pub fn map_error(error: EtcdError, requested: Option<i64>) -> StoreError {
     }
 }
 
+/// True when the request provably never reached a member (no connection could be made),
+/// so even a non-idempotent write may be retried.
+pub fn never_sent(error: &EtcdError) -> bool {
+    match error {
+        EtcdError::GRpcStatus(status) => {
+            status.code() == tonic::Code::Unavailable
+                && status.message().contains("tcp connect error")
+        }
+        _ => false,
+    }
+}
+
 /// Codes after which the request may be retried elsewhere. tonic reports a broken connection
 /// to a member as `Unknown` ("transport error").
 fn is_transient_code(code: tonic::Code) -> bool {

@@ -149,21 +149,44 @@ impl EtcdStore {
         }
     }
 
-    /// Runs a write once (a write is not retried: it may have been applied).
-    async fn write<T>(&self, call: impl Future<Output = Result<T>>) -> Result<T> {
-        tokio::time::timeout(self.config.request_timeout, call)
-            .await
-            .map_err(|_| {
-                StoreError::Unavailable(
-                    "etcd: request timed out; the write may have been applied".into(),
-                )
-            })?
+    /// Runs a write. It is retried only when the request provably never left this process
+    /// (no connection to the chosen member); any other failure may have applied it, so the
+    /// caller gets [`StoreError::Unavailable`] and decides.
+    async fn write<T, F, Fut>(&self, requested: Option<i64>, mut call: F) -> Result<T>
+    where
+        F: FnMut(KvClient) -> Fut,
+        Fut: Future<Output = std::result::Result<T, etcd_client::Error>>,
+    {
+        let deadline = tokio::time::Instant::now() + self.config.request_timeout;
+        loop {
+            let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let outcome = tokio::time::timeout(remaining, call(self.kv()))
+                .await
+                .map_err(|_| {
+                    StoreError::Unavailable(
+                        "etcd: request timed out; the write may have been applied".into(),
+                    )
+                })?;
+            match outcome {
+                Ok(value) => return Ok(value),
+                Err(error)
+                    if convert::never_sent(&error)
+                        && tokio::time::Instant::now() + RETRY_PAUSE < deadline =>
+                {
+                    tracing::debug!(%error, "etcd write not sent; retrying");
+                    tokio::time::sleep(RETRY_PAUSE).await;
+                }
+                Err(error) => return Err(map_error(error, requested)),
+            }
+        }
     }
 
     async fn txn(&self, txn: Txn) -> Result<etcd_client::TxnResponse> {
-        let mut kv = self.kv();
-        self.write(async move { kv.txn(txn).await.map_err(|e| map_error(e, None)) })
-            .await
+        self.write(None, |mut kv| {
+            let txn = txn.clone();
+            async move { kv.txn(txn).await }
+        })
+        .await
     }
 
     /// The key as read in a failed transaction's else-branch.
@@ -353,14 +376,14 @@ impl Store for EtcdStore {
 
     async fn put(&self, key: &[u8], value: Vec<u8>) -> Result<KeyValue> {
         check_key(key)?;
-        let mut kv = self.kv();
         let full = self.prefix.full(key);
-        let put_value = value.clone();
         let response = self
-            .write(async move {
-                kv.put(full, put_value, Some(PutOptions::new().with_prev_key()))
-                    .await
-                    .map_err(|e| map_error(e, None))
+            .write(None, |mut kv| {
+                let (full, value) = (full.clone(), value.clone());
+                async move {
+                    kv.put(full, value, Some(PutOptions::new().with_prev_key()))
+                        .await
+                }
             })
             .await?;
         let revision = response.header().map_or(0, |h| h.revision());
@@ -430,11 +453,8 @@ impl Store for EtcdStore {
     }
 
     async fn compact(&self, revision: i64) -> Result<()> {
-        let mut kv = self.kv();
-        self.write(async move {
-            kv.compact(revision, None)
-                .await
-                .map_err(|e| map_error(e, Some(revision)))
+        self.write(Some(revision), |mut kv| async move {
+            kv.compact(revision, None).await
         })
         .await
         .map(|_| ())

@@ -1,0 +1,141 @@
+//! Behaviours of the embedded backend beyond the shared contract: the directory lock,
+//! persistence across reopen, slow watchers, periodic compaction.
+
+mod support;
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use kapi_storage::{
+    EmbeddedConfig, EmbeddedStore, Event, Store, StoreError, WatchRequest, WatchResponse,
+};
+
+fn config(dir: &std::path::Path) -> EmbeddedConfig {
+    let mut config = EmbeddedConfig::new(dir);
+    config.compaction_interval = None;
+    config
+}
+
+#[tokio::test]
+async fn second_open_of_a_held_directory_fails_with_locked() {
+    let dir = tempfile::tempdir().unwrap();
+    let _first = EmbeddedStore::open(config(dir.path())).unwrap();
+    let second = EmbeddedStore::open(config(dir.path()));
+    assert!(
+        matches!(second, Err(StoreError::Locked { .. })),
+        "{:?}",
+        second.err()
+    );
+}
+
+#[tokio::test]
+async fn reopen_keeps_keys_revisions_and_the_compacted_revision() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = EmbeddedStore::open(config(dir.path())).unwrap();
+    let first = store.put(b"/p/a", b"1".to_vec()).await.unwrap();
+    let second = store.put(b"/p/a", b"2".to_vec()).await.unwrap();
+    store.compact(second.mod_revision).await.unwrap();
+    store.close().await.unwrap();
+
+    let store = EmbeddedStore::open(config(dir.path())).unwrap();
+    assert_eq!(store.current_revision().await.unwrap(), second.mod_revision);
+    assert_eq!(
+        store.get(b"/p/a", None).await.unwrap(),
+        Some(second.clone())
+    );
+    let error = store
+        .get(b"/p/a", Some(first.mod_revision))
+        .await
+        .unwrap_err();
+    assert!(error.is_compacted(), "{error:?}");
+    let next = store.put(b"/p/b", b"1".to_vec()).await.unwrap();
+    assert_eq!(next.mod_revision, second.mod_revision + 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_that_stops_reading_blocks_no_writer_and_later_gets_every_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(dir.path());
+    config.watch_buffer = 2;
+    let store = EmbeddedStore::open(config).unwrap();
+    let mut idle = store.watch(WatchRequest::prefix("/s/")).await.unwrap();
+    let mut revisions = Vec::new();
+    for i in 0..2000 {
+        revisions.push(
+            store
+                .put(format!("/s/{i:05}").as_bytes(), b"x".to_vec())
+                .await
+                .unwrap()
+                .mod_revision,
+        );
+    }
+    let seen: Vec<i64> = support::next_events(&mut idle, revisions.len())
+        .await
+        .iter()
+        .map(Event::revision)
+        .collect();
+    assert_eq!(seen, revisions);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lagging_watcher_whose_history_was_compacted_ends_with_compacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(dir.path());
+    config.watch_buffer = 2;
+    let store = EmbeddedStore::open(config).unwrap();
+    let mut idle = store.watch(WatchRequest::prefix("/s/")).await.unwrap();
+    let mut last = 0;
+    for i in 0..2000 {
+        last = store
+            .put(format!("/s/{i:05}").as_bytes(), b"x".to_vec())
+            .await
+            .unwrap()
+            .mod_revision;
+    }
+    store.compact(last).await.unwrap();
+    let error = support::next_error(&mut idle).await;
+    assert!(
+        matches!(error, StoreError::Compacted { compacted, .. } if compacted == last),
+        "{error:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn periodic_compaction_discards_history_older_than_one_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(dir.path());
+    config.compaction_interval = Some(Duration::from_millis(100));
+    let store = EmbeddedStore::open(config).unwrap();
+    let first = store.put(b"/p/a", b"1".to_vec()).await.unwrap();
+    store.put(b"/p/a", b"2".to_vec()).await.unwrap();
+    let deadline = tokio::time::Instant::now() + support::WAIT;
+    loop {
+        match store.get(b"/p/a", Some(first.mod_revision)).await {
+            Err(error) if error.is_compacted() => break,
+            Ok(_) => assert!(
+                tokio::time::Instant::now() < deadline,
+                "history was never compacted"
+            ),
+            Err(error) => panic!("{error}"),
+        }
+        store.put(b"/p/tick", b"x".to_vec()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(store.get(b"/p/a", None).await.unwrap().unwrap().value, b"2");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watchers_end_with_unavailable_when_the_store_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = EmbeddedStore::open(config(dir.path())).unwrap();
+    let mut watch = store.watch(WatchRequest::prefix("/")).await.unwrap();
+    store.close().await.unwrap();
+    match tokio::time::timeout(support::WAIT, watch.next())
+        .await
+        .unwrap()
+    {
+        Some(Err(StoreError::Unavailable(_))) | None => {}
+        Some(Ok(WatchResponse::Events(e))) => panic!("unexpected events {e:?}"),
+        other => panic!("unexpected {other:?}"),
+    }
+}
