@@ -8,25 +8,37 @@ use crate::meta;
 use crate::negotiate::{Media, negotiate_input};
 use crate::status::ApiError;
 use axum::body::{Body, Bytes};
-use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::header::CONTENT_TYPE;
 use serde_json::Value;
 
 /// kube-apiserver's default maximum request body (`--max-request-bytes` is 3 MiB).
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 
+/// How much of an oversized body is read and dropped so that the client, still sending,
+/// receives the 413 instead of a reset connection.
+const DRAIN_LIMIT: usize = 64 * 1024 * 1024;
+
 /// Reads the whole body, refusing more than [`MAX_BODY_BYTES`] with 413.
-pub async fn read_limited(ctx: &Ctx, body: Body) -> Result<Bytes, ApiError> {
-    let declared = ctx
-        .headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+pub async fn read_limited(_ctx: &Ctx, mut body: Body) -> Result<Bytes, ApiError> {
+    use http_body_util::BodyExt;
+    let mut buf = Vec::new();
+    let mut seen = 0usize;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| ApiError::bad_request(format!("reading the body: {e}")))?;
+        let Some(data) = frame.data_ref() else {
+            continue;
+        };
+        seen += data.len();
+        if seen <= MAX_BODY_BYTES {
+            buf.extend_from_slice(data);
+        } else if seen > DRAIN_LIMIT {
+            break;
+        }
+    }
+    if seen > MAX_BODY_BYTES {
         return Err(ApiError::too_large(MAX_BODY_BYTES));
     }
-    axum::body::to_bytes(body, MAX_BODY_BYTES)
-        .await
-        .map_err(|_| ApiError::too_large(MAX_BODY_BYTES))
+    Ok(Bytes::from(buf))
 }
 
 /// A decoded body with what field validation found.
