@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Flags of `kapi serve`, named as kube-apiserver names them.
 #[derive(clap::Args)]
@@ -39,6 +39,27 @@ pub struct ServeArgs {
     /// SSL key file used to secure etcd communication.
     #[arg(long)]
     etcd_keyfile: Option<PathBuf>,
+    /// Interval of compaction requests (embedded store); 0 disables it.
+    #[arg(long, default_value = "5m", value_parser = parse_duration)]
+    etcd_compaction_interval: Duration,
+}
+
+/// Parses Go-style durations: `300ms`, `10s`, `5m`, `1h` (or bare seconds).
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("invalid duration {text:?}"))?;
+    match unit {
+        "" | "s" => Ok(Duration::from_secs(n)),
+        "ms" => Ok(Duration::from_millis(n)),
+        "m" => Ok(Duration::from_secs(n * 60)),
+        "h" => Ok(Duration::from_secs(n * 3600)),
+        _ => Err(format!("invalid duration {text:?}")),
+    }
 }
 
 /// Runs the server until SIGTERM or SIGINT.
@@ -97,7 +118,8 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
 /// The embedded store in the data dir, or etcd when `--etcd-servers` is set.
 async fn open_store(args: &ServeArgs) -> Result<Arc<dyn Store>, Box<dyn std::error::Error>> {
     if args.etcd_servers.is_empty() {
-        let config = EmbeddedConfig::new(args.data_dir.clone());
+        let mut config = EmbeddedConfig::new(args.data_dir.clone());
+        config.compaction_interval = Some(args.etcd_compaction_interval).filter(|d| !d.is_zero());
         return Ok(EmbeddedStore::open(config)?);
     }
     let mut config = EtcdConfig::new(args.etcd_servers.clone());
