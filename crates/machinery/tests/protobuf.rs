@@ -6,7 +6,7 @@ use common::*;
 use kapi_machinery::meta::v1::{ObjectMeta, Status};
 use kapi_machinery::runtime::{Object, Unknown, Unstructured};
 use kapi_machinery::schema::GroupVersionKind;
-use kapi_machinery::serializer::protobuf::{read_unknown_message, PREFIX};
+use kapi_machinery::serializer::protobuf::{PREFIX, read_unknown_message};
 use kapi_machinery::serializer::{Decoder, Encoder, ProtobufSerializer, RawProtobufSerializer};
 
 fn pb() -> ProtobufSerializer {
@@ -17,7 +17,10 @@ fn widget() -> WidgetV1 {
     WidgetV1 {
         api_version: "example.com/v1".into(),
         kind: "Widget".into(),
-        metadata: ObjectMeta { name: "w".into(), ..Default::default() },
+        metadata: ObjectMeta {
+            name: "w".into(),
+            ..Default::default()
+        },
         size: "3".into(),
     }
 }
@@ -28,7 +31,10 @@ fn envelope_is_prefix_then_unknown_with_empty_fields_written_r2_16() {
     assert_eq!(&out[..4], &PREFIX);
     assert_eq!(&out[out.len() - 4..], &[0x1a, 0x00, 0x22, 0x00]);
     let unknown = read_unknown_message(&out[4..]).unwrap();
-    assert_eq!((unknown.api_version.as_str(), unknown.kind.as_str()), ("example.com/v1", "Widget"));
+    assert_eq!(
+        (unknown.api_version.as_str(), unknown.kind.as_str()),
+        ("example.com/v1", "Widget")
+    );
 }
 
 #[test]
@@ -51,7 +57,10 @@ fn status_encodes_like_kube_apiserver_r2_16() {
 
 #[test]
 fn empty_data_is_an_error_r2_17() {
-    assert_eq!(pb().decode(b"", None, None).unwrap_err().to_string(), "empty data");
+    assert_eq!(
+        pb().decode(b"", None, None).unwrap_err().to_string(),
+        "empty data"
+    );
 }
 
 #[test]
@@ -65,7 +74,10 @@ fn data_without_prefix_is_an_error_r2_17() {
 
 #[test]
 fn prefix_alone_is_an_empty_body_r2_17() {
-    assert_eq!(pb().decode(&PREFIX, None, None).unwrap_err().to_string(), "empty body");
+    assert_eq!(
+        pb().decode(&PREFIX, None, None).unwrap_err().to_string(),
+        "empty body"
+    );
 }
 
 #[test]

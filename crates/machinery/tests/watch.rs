@@ -7,7 +7,8 @@ use kapi_machinery::meta::v1::WatchEvent;
 use kapi_machinery::serializer::framer::{FrameReader, Framing};
 use kapi_machinery::serializer::watch::{WatchEncoder, decode_event};
 use kapi_machinery::serializer::{
-    Decoder, JsonSerializer, ProtobufSerializer, RawProtobufSerializer, SerializerOptions, SharedDecoder,
+    Decoder, JsonSerializer, ProtobufSerializer, RawProtobufSerializer, SerializerOptions,
+    SharedDecoder,
 };
 use std::sync::Arc;
 
@@ -29,11 +30,16 @@ fn json_watch_stream_reencodes_to_kube_apiserver_bytes_r2_27() {
     for frame in frames(&golden, Framing::Json) {
         let (event_type, decoded) = decode_event(&frame, &*json, &embedded, None).unwrap();
         assert!(decoded.object.is::<ConfigMap>());
-        encoder.encode_event(&event_type, &*decoded.object, &mut out).unwrap();
+        encoder
+            .encode_event(&event_type, &*decoded.object, &mut out)
+            .unwrap();
         types.push(event_type);
     }
     assert_eq!(types, ["ADDED", "MODIFIED", "DELETED"]);
-    assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(golden).unwrap());
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(golden).unwrap()
+    );
 }
 
 #[test]
@@ -47,7 +53,9 @@ fn protobuf_watch_stream_reencodes_to_kube_apiserver_bytes_r2_27() {
     let mut out = Vec::new();
     for frame in frames(&golden, Framing::LengthDelimited) {
         let (event_type, decoded) = decode_event(&frame, &*raw, &embedded, None).unwrap();
-        encoder.encode_event(&event_type, &*decoded.object, &mut out).unwrap();
+        encoder
+            .encode_event(&event_type, &*decoded.object, &mut out)
+            .unwrap();
     }
     assert_eq!(out, golden);
 }
@@ -58,7 +66,9 @@ fn protobuf_watch_event_has_no_prefix_but_object_keeps_envelope_r2_27() {
     let first = &frames(&golden, Framing::LengthDelimited)[0];
     assert_ne!(&first[..4], b"k8s\x00");
     let raw = RawProtobufSerializer::new(scheme());
-    let ev = raw.decode(first, None, Some(&WatchEvent::default())).unwrap();
+    let ev = raw
+        .decode(first, None, Some(&WatchEvent::default()))
+        .unwrap();
     let ev = ev.object.downcast_ref::<WatchEvent>().unwrap();
     assert_eq!(ev.type_, "ADDED");
     assert_eq!(&ev.object.raw[..4], b"k8s\x00");
@@ -68,12 +78,17 @@ fn protobuf_watch_event_has_no_prefix_but_object_keeps_envelope_r2_27() {
 fn watch_event_is_registered_in_every_group_version_r2_27() {
     let s = scheme();
     assert!(s.recognizes(&common::core_v1().with_kind("WatchEvent")));
-    assert!(s.recognizes(&kapi_machinery::meta::v1::scheme_group_version().with_kind("WatchEvent")));
+    assert!(
+        s.recognizes(&kapi_machinery::meta::v1::scheme_group_version().with_kind("WatchEvent"))
+    );
 }
 
 #[test]
 fn watch_content_types_r2_28() {
     use kapi_machinery::serializer::watch::{WATCH_CONTENT_TYPE_JSON, WATCH_CONTENT_TYPE_PROTOBUF};
     assert_eq!(WATCH_CONTENT_TYPE_JSON, "application/json");
-    assert_eq!(WATCH_CONTENT_TYPE_PROTOBUF, "application/vnd.kubernetes.protobuf;stream=watch");
+    assert_eq!(
+        WATCH_CONTENT_TYPE_PROTOBUF,
+        "application/vnd.kubernetes.protobuf;stream=watch"
+    );
 }

@@ -14,7 +14,13 @@ fn yaml(strict: bool) -> YamlSerializer {
 
 #[test]
 fn yaml_decode_goes_through_json_rules_r2_1() {
-    let d = yaml(false).decode(b"apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n", None, None).unwrap();
+    let d = yaml(false)
+        .decode(
+            b"apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n",
+            None,
+            None,
+        )
+        .unwrap();
     assert_eq!(d.object.downcast_ref::<ConfigMap>().unwrap().data["a"], "b");
 }
 
@@ -26,9 +32,14 @@ fn yaml_syntax_error_is_returned_r2_1() {
 #[test]
 fn yaml_into_unknown_keeps_original_yaml_with_json_content_type_r2_4() {
     let data = b"apiVersion: v1\nkind: ConfigMap\n";
-    let d = yaml(false).decode(data, None, Some(&Unknown::default())).unwrap();
+    let d = yaml(false)
+        .decode(data, None, Some(&Unknown::default()))
+        .unwrap();
     let u = d.object.downcast_ref::<Unknown>().unwrap();
-    assert_eq!((u.raw.as_slice(), u.content_type.as_str()), (&data[..], "application/json"));
+    assert_eq!(
+        (u.raw.as_slice(), u.content_type.as_str()),
+        (&data[..], "application/json")
+    );
 }
 
 #[test]
@@ -36,7 +47,10 @@ fn strict_yaml_reports_duplicate_keys_with_line_r2_11() {
     let data = b"apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n  a: c\n";
     let err = yaml(true).decode(data, None, None).unwrap_err();
     let errors = &err.as_strict_decoding().unwrap().errors;
-    assert_eq!(errors[0], "yaml: unmarshal errors:\n  line 5: key \"a\" already set in map");
+    assert_eq!(
+        errors[0],
+        "yaml: unmarshal errors:\n  line 5: key \"a\" already set in map"
+    );
 }
 
 #[test]

@@ -134,6 +134,39 @@ pub(crate) fn scan(data: &[u8]) -> KeyScan {
     out
 }
 
+/// True when JSON `data` nests arrays/objects deeper than `limit`. serde_json checks depth
+/// only for values it builds; values it skips (unknown fields) are not checked, so hostile
+/// nesting there is caught by this tight byte loop instead.
+pub(crate) fn nesting_exceeds(data: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in data {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +176,12 @@ mod tests {
         let s = scan(br#"{"a":{"b":1,"b":2},"l":[{"x":1},{"x":1,"x":2}],"a":3}"#);
         let paths: Vec<&str> = s.duplicates.iter().map(|d| d.1.as_str()).collect();
         assert_eq!(paths, ["a.b", "l[1].x", "a"]);
+    }
+
+    #[test]
+    fn nesting_limit_ignores_brackets_in_strings() {
+        assert!(!nesting_exceeds(br#"{"a":"[[[[[[","b":[[1]]}"#, 3));
+        assert!(nesting_exceeds(b"[[[[1]]]]", 3));
     }
 
     #[test]

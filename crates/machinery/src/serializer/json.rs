@@ -12,6 +12,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::sync::Arc;
 
+/// Deeper nesting is refused (serde_json's own recursion limit).
+const MAX_DEPTH: usize = 128;
+
 /// Strict errors beyond this many are dropped (R2.10).
 const MAX_STRICT_ERRORS: usize = 100;
 
@@ -72,6 +75,11 @@ fn format_path(p: &serde_ignored::Path<'_>) -> String {
 /// repeated keys last-wins. With `strict`, also returns one message per unknown or
 /// duplicate field, in document order (R2.8–R2.10).
 pub fn decode_typed<T: DeserializeOwned>(data: &[u8], strict: bool) -> Result<(T, Vec<String>)> {
+    if duplicates::nesting_exceeds(data, MAX_DEPTH) {
+        return Err(Error::Decode(format!(
+            "json: exceeded max depth of {MAX_DEPTH}"
+        )));
+    }
     if !strict {
         return match serde_json::from_slice::<T>(data) {
             Ok(v) => Ok((v, Vec::new())),

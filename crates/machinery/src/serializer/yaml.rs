@@ -9,8 +9,10 @@ use crate::schema::GroupVersionKind;
 use serde_saphyr::{DuplicateKeyPolicy, Options};
 use std::sync::Arc;
 
-/// Nesting deeper than this is refused (serde_json refuses beyond 128 as well).
-const MAX_DEPTH: usize = 128;
+/// Nesting deeper than this is refused. Lower than serde_json's 128: the YAML parser and
+/// the JSON value builder recurse together and must fit a 2 MiB thread stack (tokio's
+/// worker default) even in debug builds.
+const MAX_DEPTH: usize = 64;
 
 fn parse_options(duplicates: DuplicateKeyPolicy) -> Options {
     let mut options = Options::default();

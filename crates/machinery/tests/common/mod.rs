@@ -13,7 +13,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/golden");
+pub const GOLDEN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/reference/golden"
+);
 
 pub fn golden(name: &str) -> Vec<u8> {
     std::fs::read(format!("{GOLDEN}/{name}")).unwrap()
@@ -23,15 +26,27 @@ pub fn golden(name: &str) -> Vec<u8> {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConfigMap {
-    #[serde(default, deserialize_with = "nd", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "nd",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub kind: String,
-    #[serde(default, deserialize_with = "nd", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "nd",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub api_version: String,
     #[serde(default, deserialize_with = "nd")]
     pub metadata: ObjectMeta,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub immutable: Option<bool>,
-    #[serde(default, deserialize_with = "nd", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "nd",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub data: BTreeMap<String, String>,
     #[serde(
         default,
@@ -75,7 +90,10 @@ impl prost::Message for ConfigMap {
         encoding::message::encoded_len(1, &self.metadata)
             + proto_wire::string_map_encoded_len(2, &self.data)
             + proto_wire::bytes_map_encoded_len(3, &self.binary_data)
-            + self.immutable.as_ref().map_or(0, |b| encoding::bool::encoded_len(4, b))
+            + self
+                .immutable
+                .as_ref()
+                .map_or(0, |b| encoding::bool::encoded_len(4, b))
     }
     fn clear(&mut self) {
         *self = ConfigMap::default();
@@ -112,10 +130,18 @@ impl kapi_machinery::runtime::TypedObject for ConfigMap {
 #[derive(Clone, PartialEq, Serialize, Deserialize, prost::Message)]
 #[serde(rename_all = "camelCase")]
 pub struct ConfigMapList {
-    #[serde(default, deserialize_with = "nd", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "nd",
+        skip_serializing_if = "String::is_empty"
+    )]
     #[prost(string, tag = "536870911")]
     pub kind: String,
-    #[serde(default, deserialize_with = "nd", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "nd",
+        skip_serializing_if = "String::is_empty"
+    )]
     #[prost(string, tag = "536870910")]
     pub api_version: String,
     #[serde(default, deserialize_with = "nd")]
@@ -168,7 +194,11 @@ kapi_machinery::impl_object!(WidgetV2, object_meta, json_only);
 pub struct Widget {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kind: String,
-    #[serde(default, skip_serializing_if = "String::is_empty", rename = "apiVersion")]
+    #[serde(
+        default,
+        skip_serializing_if = "String::is_empty",
+        rename = "apiVersion"
+    )]
     pub api_version: String,
     #[serde(default)]
     pub metadata: ObjectMeta,
@@ -194,17 +224,38 @@ pub fn add_widgets(scheme: &mut Scheme) -> Result<()> {
     scheme.add_known_type::<WidgetV2>(widgets_v2().with_kind("Widget"))?;
     scheme.add_known_type::<Widget>(widgets_hub().with_kind("Widget"))?;
     scheme.add_conversion_func(|a: WidgetV1| {
-        let replicas = a.size.parse().map_err(|_| Error::Conversion(format!("bad size {:?}", a.size)))?;
-        Ok(Widget { metadata: a.metadata, replicas, ..Widget::default() })
+        let replicas = a
+            .size
+            .parse()
+            .map_err(|_| Error::Conversion(format!("bad size {:?}", a.size)))?;
+        Ok(Widget {
+            metadata: a.metadata,
+            replicas,
+            ..Widget::default()
+        })
     });
     scheme.add_conversion_func(|h: Widget| {
-        Ok(WidgetV1 { metadata: h.metadata, size: h.replicas.to_string(), ..WidgetV1::default() })
+        Ok(WidgetV1 {
+            metadata: h.metadata,
+            size: h.replicas.to_string(),
+            ..WidgetV1::default()
+        })
     });
     scheme.add_conversion_func(|a: WidgetV2| {
-        Ok(Widget { metadata: a.metadata, replicas: a.replicas, mode: a.mode, ..Widget::default() })
+        Ok(Widget {
+            metadata: a.metadata,
+            replicas: a.replicas,
+            mode: a.mode,
+            ..Widget::default()
+        })
     });
     scheme.add_conversion_func(|h: Widget| {
-        Ok(WidgetV2 { metadata: h.metadata, replicas: h.replicas, mode: h.mode, ..WidgetV2::default() })
+        Ok(WidgetV2 {
+            metadata: h.metadata,
+            replicas: h.replicas,
+            mode: h.mode,
+            ..WidgetV2::default()
+        })
     });
     scheme.add_type_defaulting_func(|w: &mut WidgetV2| {
         if w.mode.is_empty() {
@@ -224,8 +275,10 @@ pub fn scheme() -> Arc<Scheme> {
     let mut s = Scheme::new("test");
     kapi_machinery::meta::v1::add_to_scheme(&mut s).unwrap();
     kapi_machinery::meta::v1::add_to_group_version(&mut s, &core_v1()).unwrap();
-    s.add_known_type::<ConfigMap>(core_v1().with_kind("ConfigMap")).unwrap();
-    s.add_known_type::<ConfigMapList>(core_v1().with_kind("ConfigMapList")).unwrap();
+    s.add_known_type::<ConfigMap>(core_v1().with_kind("ConfigMap"))
+        .unwrap();
+    s.add_known_type::<ConfigMapList>(core_v1().with_kind("ConfigMapList"))
+        .unwrap();
     add_widgets(&mut s).unwrap();
     Arc::new(s)
 }
