@@ -60,7 +60,7 @@ impl EmbeddedConfig {
 pub struct EmbeddedStore {
     db: Arc<Database>,
     writes: mpsc::Sender<WriteRequest>,
-    events: broadcast::Sender<Arc<writer::CommittedBatch>>,
+    events: Arc<broadcast::Sender<Arc<writer::CommittedBatch>>>,
     config: EmbeddedConfig,
     writer_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
@@ -95,7 +95,7 @@ impl EmbeddedStore {
         let store = Arc::new(EmbeddedStore {
             db,
             writes,
-            events,
+            events: Arc::new(events),
             config,
             writer_thread: Mutex::new(Some(thread)),
         });
@@ -240,7 +240,7 @@ impl Store for EmbeddedStore {
         };
         let ctx = watch::WatchContext {
             db: Arc::downgrade(&self.db),
-            events: self.events.clone(),
+            events: Arc::downgrade(&self.events),
             progress_interval: self.config.progress_notify_interval,
         };
         Ok(watch::start(ctx, request, from))

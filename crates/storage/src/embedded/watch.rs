@@ -29,8 +29,8 @@ const OUT_BUFFER: usize = 64;
 pub struct WatchContext {
     /// The database, weakly: a watcher does not keep a closed store open.
     pub db: Weak<Database>,
-    /// The writer's fan-out.
-    pub events: broadcast::Sender<Arc<CommittedBatch>>,
+    /// The writer's fan-out, weakly: the channel closes when the store and its writer are gone.
+    pub events: Weak<broadcast::Sender<Arc<CommittedBatch>>>,
     /// Interval of progress notifications when requested.
     pub progress_interval: Duration,
 }
@@ -86,7 +86,13 @@ enum FollowEnd {
 impl Watcher {
     async fn run(mut self) {
         loop {
-            let rx = self.ctx.events.subscribe();
+            let Some(rx) = self.ctx.events.upgrade().map(|events| events.subscribe()) else {
+                let _ = self
+                    .out
+                    .send(Err(StoreError::Unavailable("store closed".into())))
+                    .await;
+                return;
+            };
             if let Err(error) = self.catch_up().await {
                 let _ = self.out.send(Err(error)).await;
                 return;
