@@ -15,3 +15,7 @@ pub mod prune;
 pub use coerce::{CoerceError, CoerceOptions, coerce_custom_resource};
 pub use defaulting::apply_defaults;
 pub use prune::prune;
+pub mod cel;
+pub mod validation;
+
+pub use validation::{CustomResourceValidator, ScalePaths, validate_openapi};
