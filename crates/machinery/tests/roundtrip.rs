@@ -4,7 +4,9 @@ mod common;
 
 use chrono::DateTime;
 use common::*;
-use kapi_machinery::meta::v1::{ObjectMeta, OwnerReference, Status, StatusCause, StatusDetails, Time};
+use kapi_machinery::meta::v1::{
+    ObjectMeta, OwnerReference, Status, StatusCause, StatusDetails, Time,
+};
 use kapi_machinery::runtime::{Object, Unstructured};
 use kapi_machinery::serializer::{
     Decoder, Encoder, JsonSerializer, ProtobufSerializer, SerializerOptions, YamlSerializer,
@@ -27,17 +29,22 @@ fn text() -> impl Strategy<Value = String> {
 }
 
 fn time() -> impl Strategy<Value = Time> {
-    prop_oneof![Just(Time(None)), (0i64..4_000_000_000).prop_map(|s| Time(DateTime::from_timestamp(s, 0)))]
+    prop_oneof![
+        Just(Time(None)),
+        (0i64..4_000_000_000).prop_map(|s| Time(DateTime::from_timestamp(s, 0)))
+    ]
 }
 
 fn owner() -> impl Strategy<Value = OwnerReference> {
-    (text(), text(), proptest::option::of(any::<bool>())).prop_map(|(name, uid, controller)| OwnerReference {
-        api_version: "v1".into(),
-        kind: "Thing".into(),
-        name,
-        uid,
-        controller,
-        block_owner_deletion: None,
+    (text(), text(), proptest::option::of(any::<bool>())).prop_map(|(name, uid, controller)| {
+        OwnerReference {
+            api_version: "v1".into(),
+            kind: "Thing".into(),
+            name,
+            uid,
+            controller,
+            block_owner_deletion: None,
+        }
     })
 }
 
@@ -51,8 +58,8 @@ fn meta() -> impl Strategy<Value = ObjectMeta> {
         proptest::collection::vec(owner(), 0..2),
         proptest::collection::vec(text(), 0..2),
     )
-        .prop_map(|(name, namespace, generation, creation_timestamp, labels, owner_references, finalizers)| {
-            ObjectMeta {
+        .prop_map(
+            |(
                 name,
                 namespace,
                 generation,
@@ -60,16 +67,30 @@ fn meta() -> impl Strategy<Value = ObjectMeta> {
                 labels,
                 owner_references,
                 finalizers,
-                ..ObjectMeta::default()
-            }
-        })
+            )| {
+                ObjectMeta {
+                    name,
+                    namespace,
+                    generation,
+                    creation_timestamp,
+                    labels,
+                    owner_references,
+                    finalizers,
+                    ..ObjectMeta::default()
+                }
+            },
+        )
 }
 
 fn config_map() -> impl Strategy<Value = ConfigMap> {
     (
         meta(),
         proptest::collection::btree_map("[a-zA-Z0-9._-]{1,12}", text(), 0..5),
-        proptest::collection::btree_map("[a-z]{1,8}", proptest::collection::vec(any::<u8>(), 0..16), 0..3),
+        proptest::collection::btree_map(
+            "[a-z]{1,8}",
+            proptest::collection::vec(any::<u8>(), 0..16),
+            0..3,
+        ),
         proptest::option::of(any::<bool>()),
     )
         .prop_map(|(metadata, data, binary_data, immutable)| ConfigMap {
@@ -83,8 +104,13 @@ fn config_map() -> impl Strategy<Value = ConfigMap> {
 }
 
 fn status() -> impl Strategy<Value = Status> {
-    (text(), text(), any::<i32>(), proptest::collection::vec((text(), text()), 0..3)).prop_map(
-        |(message, reason, code, causes)| Status {
+    (
+        text(),
+        text(),
+        any::<i32>(),
+        proptest::collection::vec((text(), text()), 0..3),
+    )
+        .prop_map(|(message, reason, code, causes)| Status {
             kind: "Status".into(),
             api_version: "v1".into(),
             status: "Failure".into(),
@@ -92,12 +118,18 @@ fn status() -> impl Strategy<Value = Status> {
             reason,
             code,
             details: Some(StatusDetails {
-                causes: causes.into_iter().map(|(m, f)| StatusCause { message: m, field: f, ..Default::default() }).collect(),
+                causes: causes
+                    .into_iter()
+                    .map(|(m, f)| StatusCause {
+                        message: m,
+                        field: f,
+                        ..Default::default()
+                    })
+                    .collect(),
                 ..Default::default()
             }),
             ..Status::default()
-        },
-    )
+        })
 }
 
 fn json_value() -> impl Strategy<Value = Value> {
@@ -106,7 +138,9 @@ fn json_value() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(Value::from),
         // Whole floats come back as integers, as in Go (`1.0` is written `1`).
-        (-1e15f64..1e15).prop_filter("fractional", |f| f.fract() != 0.0).prop_map(Value::from),
+        (-1e15f64..1e15)
+            .prop_filter("fractional", |f| f.fract() != 0.0)
+            .prop_map(Value::from),
         text().prop_map(Value::String),
     ];
     leaf.prop_recursive(4, 32, 4, |inner| {
@@ -127,13 +161,28 @@ fn unstructured() -> impl Strategy<Value = Unstructured> {
     })
 }
 
-fn roundtrip<T: Object + Clone>(codec: &(impl Encoder + Decoder), obj: &T, into: Option<&dyn Object>) -> Option<T> {
+fn roundtrip<T: Object + Clone>(
+    codec: &(impl Encoder + Decoder),
+    obj: &T,
+    into: Option<&dyn Object>,
+) -> Option<T> {
     let bytes = codec.encode_to_vec(obj).unwrap();
-    codec.decode(&bytes, None, into).unwrap().object.downcast_ref::<T>().cloned()
+    codec
+        .decode(&bytes, None, into)
+        .unwrap()
+        .object
+        .downcast_ref::<T>()
+        .cloned()
 }
 
 fn json(pretty: bool) -> JsonSerializer {
-    JsonSerializer::new(scheme(), SerializerOptions { pretty, strict: true })
+    JsonSerializer::new(
+        scheme(),
+        SerializerOptions {
+            pretty,
+            strict: true,
+        },
+    )
 }
 
 proptest! {
@@ -199,8 +248,10 @@ proptest! {
 
 #[test]
 fn binary_data_is_base64_in_json() {
-    let mut cm = ConfigMap::default();
-    cm.binary_data = BTreeMap::from([("b".to_string(), vec![0, 1, 2])]);
+    let cm = ConfigMap {
+        binary_data: BTreeMap::from([("b".to_string(), vec![0, 1, 2])]),
+        ..ConfigMap::default()
+    };
     let out = String::from_utf8(json(false).encode_to_vec(&cm).unwrap()).unwrap();
     assert!(out.contains(r#""binaryData":{"b":"AAEC"}"#), "{out}");
 }

@@ -189,7 +189,15 @@ impl<T: TypedObject> Object for T {
         Ok(problems)
     }
     fn decode_json_value(&mut self, value: serde_json::Value) -> Result<()> {
-        *self = serde_json::from_value(value).map_err(|e| Error::Decode(e.to_string()))?;
+        // Raw JSON fields (RawExtension) cannot come from a Value; those go through text.
+        let text = match serde_json::from_value::<T>(value.clone()) {
+            Ok(v) => {
+                *self = v;
+                return Ok(());
+            }
+            Err(_) => serde_json::to_vec(&value).map_err(|e| Error::Decode(e.to_string()))?,
+        };
+        *self = crate::serializer::json::decode_typed::<T>(&text, false)?.0;
         Ok(())
     }
     fn encode_protobuf(&self, out: &mut Vec<u8>) -> Result<()> {

@@ -108,3 +108,33 @@ impl Object for Unknown {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_refuses_to_write_non_json_as_json_r2_30() {
+        let u = Unknown {
+            raw: vec![1, 2],
+            content_type: CONTENT_TYPE_PROTOBUF.into(),
+            ..Unknown::default()
+        };
+        let err = u.encode_json(&mut Vec::new(), false).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "runtime.Unknown: MarshalJSON on non-json data"
+        );
+    }
+
+    #[test]
+    fn unknown_writes_json_raw_bytes_as_they_are_r2_30() {
+        let u = Unknown {
+            raw: br#"{"a": 1}"#.to_vec(),
+            ..Unknown::default()
+        };
+        let mut out = Vec::new();
+        u.encode_json(&mut out, false).unwrap();
+        assert_eq!(out, br#"{"a": 1}"#);
+    }
+}

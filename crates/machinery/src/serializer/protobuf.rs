@@ -86,49 +86,82 @@ fn read_len_delimited<'a>(buf: &mut &'a [u8]) -> Result<&'a [u8]> {
     Ok(field)
 }
 
-fn to_string(bytes: &[u8]) -> Result<String> {
-    String::from_utf8(bytes.to_vec())
-        .map_err(|e| Error::Decode(format!("invalid UTF-8 string: {e}")))
+fn to_str(bytes: &[u8]) -> Result<&str> {
+    std::str::from_utf8(bytes).map_err(|e| Error::Decode(format!("invalid UTF-8 string: {e}")))
 }
 
-fn read_type_meta(mut buf: &[u8], unknown: &mut Unknown) -> Result<()> {
+/// The fields of a `runtime.Unknown` message, borrowed from the input.
+#[derive(Debug, Default)]
+struct UnknownParts<'a> {
+    api_version: &'a str,
+    kind: &'a str,
+    raw: &'a [u8],
+    content_encoding: &'a str,
+    content_type: &'a str,
+}
+
+impl UnknownParts<'_> {
+    fn to_unknown(&self) -> Unknown {
+        Unknown {
+            api_version: self.api_version.to_string(),
+            kind: self.kind.to_string(),
+            raw: self.raw.to_vec(),
+            content_encoding: self.content_encoding.to_string(),
+            content_type: self.content_type.to_string(),
+        }
+    }
+
+    fn type_meta_text(&self) -> String {
+        format!(
+            "runtime.TypeMeta{{APIVersion:{:?}, Kind:{:?}}}",
+            self.api_version, self.kind
+        )
+    }
+}
+
+fn skip(tag: u32, wt: WireType, buf: &mut &[u8]) -> Result<()> {
+    encoding::skip_field(wt, tag, buf, DecodeContext::default())
+        .map_err(|e| Error::Decode(e.to_string()))
+}
+
+fn read_type_meta<'a>(mut buf: &'a [u8], parts: &mut UnknownParts<'a>) -> Result<()> {
     while !buf.is_empty() {
         let (tag, wt) = decode_key(&mut buf).map_err(|e| Error::Decode(e.to_string()))?;
         match (tag, wt) {
             (1, WireType::LengthDelimited) => {
-                unknown.api_version = to_string(read_len_delimited(&mut buf)?)?
+                parts.api_version = to_str(read_len_delimited(&mut buf)?)?
             }
-            (2, WireType::LengthDelimited) => {
-                unknown.kind = to_string(read_len_delimited(&mut buf)?)?
-            }
-            _ => encoding::skip_field(wt, tag, &mut buf, DecodeContext::default())
-                .map_err(|e| Error::Decode(e.to_string()))?,
+            (2, WireType::LengthDelimited) => parts.kind = to_str(read_len_delimited(&mut buf)?)?,
+            _ => skip(tag, wt, &mut buf)?,
         }
     }
     Ok(())
 }
 
-/// Reads a `runtime.Unknown` message (the envelope without the prefix).
-pub fn read_unknown_message(mut buf: &[u8]) -> Result<Unknown> {
-    let mut unknown = Unknown::default();
+fn read_unknown_parts(mut buf: &[u8]) -> Result<UnknownParts<'_>> {
+    let mut parts = UnknownParts::default();
     while !buf.is_empty() {
         let (tag, wt) = decode_key(&mut buf).map_err(|e| Error::Decode(e.to_string()))?;
         match (tag, wt) {
             (1, WireType::LengthDelimited) => {
-                read_type_meta(read_len_delimited(&mut buf)?, &mut unknown)?
+                read_type_meta(read_len_delimited(&mut buf)?, &mut parts)?
             }
-            (2, WireType::LengthDelimited) => unknown.raw = read_len_delimited(&mut buf)?.to_vec(),
+            (2, WireType::LengthDelimited) => parts.raw = read_len_delimited(&mut buf)?,
             (3, WireType::LengthDelimited) => {
-                unknown.content_encoding = to_string(read_len_delimited(&mut buf)?)?
+                parts.content_encoding = to_str(read_len_delimited(&mut buf)?)?
             }
             (4, WireType::LengthDelimited) => {
-                unknown.content_type = to_string(read_len_delimited(&mut buf)?)?
+                parts.content_type = to_str(read_len_delimited(&mut buf)?)?
             }
-            _ => encoding::skip_field(wt, tag, &mut buf, DecodeContext::default())
-                .map_err(|e| Error::Decode(e.to_string()))?,
+            _ => skip(tag, wt, &mut buf)?,
         }
     }
-    Ok(unknown)
+    Ok(parts)
+}
+
+/// Reads a `runtime.Unknown` message (the envelope without the prefix).
+pub fn read_unknown_message(buf: &[u8]) -> Result<Unknown> {
+    read_unknown_parts(buf).map(|p| p.to_unknown())
 }
 
 /// Appends the envelope around `obj` without an intermediate buffer: the body is written
@@ -160,13 +193,6 @@ fn copy_kind_defaults(dst: &mut GroupVersionKind, src: &GroupVersionKind) {
         dst.group = src.group.clone();
         dst.version = src.version.clone();
     }
-}
-
-fn type_meta_text(u: &Unknown) -> String {
-    format!(
-        "runtime.TypeMeta{{APIVersion:{:?}, Kind:{:?}}}",
-        u.api_version, u.kind
-    )
 }
 
 /// Protobuf serializer with the `k8s\0` envelope.
@@ -225,26 +251,26 @@ impl Decoder for ProtobufSerializer {
         if body.is_empty() {
             return Err(Error::Decode("empty body".into()));
         }
-        let unknown = read_unknown_message(body)?;
-        let mut actual =
-            GroupVersionKind::from_api_version_and_kind(&unknown.api_version, &unknown.kind);
+        let parts = read_unknown_parts(body)?;
+        let mut actual = GroupVersionKind::from_api_version_and_kind(parts.api_version, parts.kind);
         if let Some(d) = defaults {
             copy_kind_defaults(&mut actual, d);
         }
-        self.decode_unknown(unknown, actual, into)
+        self.decode_parts(&parts, actual, into)
     }
 }
 
 impl ProtobufSerializer {
-    fn decode_unknown(
+    fn decode_parts(
         &self,
-        mut unknown: Unknown,
+        parts: &UnknownParts<'_>,
         mut actual: GroupVersionKind,
         into: Option<&dyn Object>,
     ) -> Result<Decoded> {
         let mut into_kinds = Vec::new();
         if let Some(into) = into {
             if into.is::<Unknown>() {
+                let mut unknown = parts.to_unknown();
                 if Self::recognizes_data(&unknown.raw) {
                     unknown.content_type = CONTENT_TYPE_PROTOBUF.into();
                 }
@@ -256,7 +282,7 @@ impl ProtobufSerializer {
             match self.scheme.object_kinds(into) {
                 Err(e) if e.is_not_registered() => {
                     let mut obj = into.new_empty();
-                    obj.decode_protobuf(&unknown.raw)?;
+                    obj.decode_protobuf(parts.raw)?;
                     return Ok(Decoded {
                         object: obj,
                         gvk: actual,
@@ -274,12 +300,12 @@ impl ProtobufSerializer {
         }
         if actual.kind.is_empty() {
             return Err(Error::MissingKind {
-                data: type_meta_text(&unknown),
+                data: parts.type_meta_text(),
             });
         }
         if actual.version.is_empty() {
             return Err(Error::MissingVersion {
-                data: type_meta_text(&unknown),
+                data: parts.type_meta_text(),
             });
         }
         let mut obj = match into {
@@ -291,7 +317,7 @@ impl ProtobufSerializer {
                 type_name: obj.type_name().to_string(),
             });
         }
-        obj.decode_protobuf(&unknown.raw)?;
+        obj.decode_protobuf(parts.raw)?;
         obj.set_group_version_kind(&actual);
         Ok(Decoded {
             object: obj,

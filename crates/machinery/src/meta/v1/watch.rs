@@ -76,3 +76,37 @@ impl TypedObject for WatchEvent {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_extension_null_leaves_it_empty_r2_30() {
+        let ev: WatchEvent = serde_json::from_str(r#"{"type":"ADDED","object":null}"#).unwrap();
+        assert!(ev.object.raw.is_empty());
+        assert_eq!(
+            serde_json::to_string(&ev).unwrap(),
+            r#"{"type":"ADDED","object":null}"#
+        );
+    }
+
+    #[test]
+    fn raw_extension_embeds_json_verbatim_r2_30() {
+        let ev: WatchEvent =
+            serde_json::from_str(r#"{"type":"ADDED","object":{"b":1,"a":2}}"#).unwrap();
+        assert_eq!(ev.object.raw, br#"{"b":1,"a":2}"#);
+        assert_eq!(
+            serde_json::to_string(&ev).unwrap(),
+            r#"{"type":"ADDED","object":{"b":1,"a":2}}"#
+        );
+    }
+
+    #[test]
+    fn watch_event_has_no_type_meta_r2_27() {
+        use crate::runtime::Object;
+        let mut ev = WatchEvent::default();
+        ev.set_api_version_and_kind("v1".into(), "WatchEvent".into());
+        assert_eq!((ev.api_version(), ev.kind()), ("", ""));
+    }
+}
