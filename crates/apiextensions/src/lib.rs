@@ -19,3 +19,5 @@ pub mod cel;
 pub mod validation;
 
 pub use validation::{CustomResourceValidator, ScalePaths, validate_openapi};
+pub mod crd;
+pub use crd::{validate_crd, validate_crd_status_update, validate_crd_update};
