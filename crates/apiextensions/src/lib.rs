@@ -21,3 +21,7 @@ pub mod validation;
 pub use validation::{CustomResourceValidator, ScalePaths, validate_openapi};
 pub mod crd;
 pub use crd::{validate_crd, validate_crd_status_update, validate_crd_update};
+pub mod converter;
+pub use converter::{
+    ConversionError, CrConverter, NoneConverter, convert_list, convert_one, converter_for,
+};

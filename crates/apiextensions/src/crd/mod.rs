@@ -326,12 +326,7 @@ fn validate_spec(
             }
         }
     }
-    if spec.preserve_unknown_fields
-        && spec
-            .versions
-            .iter()
-            .any(schema::version_has_defaults)
-    {
+    if spec.preserve_unknown_fields && spec.versions.iter().any(schema::version_has_defaults) {
         errs.push(FieldError::invalid(
             &path.child("preserveUnknownFields"),
             Value::Bool(true),
