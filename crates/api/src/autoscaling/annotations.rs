@@ -44,47 +44,52 @@ pub fn drop_round_trip_annotations(annotations: &mut BTreeMap<String, String>) {
     }
 }
 
+// Go writes these keys in PascalCase; reading is exact first (fast) and falls back to
+// Go's case-insensitive matching (`canonical_keys`) when a key differs.
 #[derive(Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 struct BehaviorJson {
-    #[serde(rename(serialize = "ScaleUp", deserialize = "scaleup"), default)]
+    #[serde(default)]
     scale_up: Option<RulesJson>,
-    #[serde(rename(serialize = "ScaleDown", deserialize = "scaledown"), default)]
+    #[serde(default)]
     scale_down: Option<RulesJson>,
 }
 
 #[derive(Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 struct RulesJson {
-    #[serde(
-        rename(
-            serialize = "StabilizationWindowSeconds",
-            deserialize = "stabilizationwindowseconds"
-        ),
-        default
-    )]
+    #[serde(default)]
     stabilization_window_seconds: Option<i32>,
-    #[serde(
-        rename(serialize = "SelectPolicy", deserialize = "selectpolicy"),
-        default
-    )]
+    #[serde(default)]
     select_policy: Option<String>,
-    #[serde(rename(serialize = "Policies", deserialize = "policies"), default)]
+    #[serde(default)]
     policies: Option<Vec<PolicyJson>>,
-    #[serde(rename(serialize = "Tolerance", deserialize = "tolerance"), default)]
+    #[serde(default)]
     tolerance: Option<Quantity>,
 }
 
 #[derive(Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 struct PolicyJson {
-    #[serde(rename(serialize = "Type", deserialize = "type"), default)]
+    #[serde(default)]
     r#type: Option<String>,
-    #[serde(rename(serialize = "Value", deserialize = "value"), default)]
+    #[serde(default)]
     value: Option<i32>,
-    #[serde(
-        rename(serialize = "PeriodSeconds", deserialize = "periodseconds"),
-        default
-    )]
+    #[serde(default)]
     period_seconds: Option<i32>,
 }
+
+const BEHAVIOR_KEYS: [&str; 9] = [
+    "ScaleUp",
+    "ScaleDown",
+    "StabilizationWindowSeconds",
+    "SelectPolicy",
+    "Policies",
+    "Tolerance",
+    "Type",
+    "Value",
+    "PeriodSeconds",
+];
 
 fn rules_to_json(r: &HpaScalingRules) -> RulesJson {
     RulesJson {
@@ -134,8 +139,10 @@ pub fn behavior_to_annotation(behavior: &HorizontalPodAutoscalerBehavior) -> Str
 
 /// Reads the behavior annotation; `None` when malformed or empty (Go then ignores it).
 pub fn parse_behavior(text: &str) -> Option<HorizontalPodAutoscalerBehavior> {
-    let value: serde_json::Value = serde_json::from_str(text).ok()?;
-    let json: BehaviorJson = serde_json::from_value(lowercase_keys(value)).ok()?;
+    let json: BehaviorJson = serde_json::from_str(text).ok().or_else(|| {
+        let value: serde_json::Value = serde_json::from_str(text).ok()?;
+        serde_json::from_value(canonical_keys(value)).ok()
+    })?;
     let behavior = HorizontalPodAutoscalerBehavior {
         scale_up: json.scale_up.map(rules_from_json),
         scale_down: json.scale_down.map(rules_from_json),
@@ -143,16 +150,22 @@ pub fn parse_behavior(text: &str) -> Option<HorizontalPodAutoscalerBehavior> {
     (behavior.scale_up.is_some() || behavior.scale_down.is_some()).then_some(behavior)
 }
 
-/// Go's `encoding/json` matches field names case-insensitively.
-fn lowercase_keys(value: serde_json::Value) -> serde_json::Value {
+/// Go's `encoding/json` matches field names case-insensitively and ignores unknown ones:
+/// rename keys to Go's spelling and drop the rest.
+fn canonical_keys(value: serde_json::Value) -> serde_json::Value {
     match value {
         serde_json::Value::Object(map) => serde_json::Value::Object(
             map.into_iter()
-                .map(|(k, v)| (k.to_lowercase(), lowercase_keys(v)))
+                .filter_map(|(k, v)| {
+                    let known = BEHAVIOR_KEYS
+                        .iter()
+                        .find(|name| name.eq_ignore_ascii_case(&k))?;
+                    Some(((*known).to_owned(), canonical_keys(v)))
+                })
                 .collect(),
         ),
         serde_json::Value::Array(items) => {
-            serde_json::Value::Array(items.into_iter().map(lowercase_keys).collect())
+            serde_json::Value::Array(items.into_iter().map(canonical_keys).collect())
         }
         other => other,
     }
@@ -175,6 +188,15 @@ mod tests {
         let behavior = parse_behavior(r#"{"scaleUp":{"selectPolicy":"Min"}}"#).unwrap();
         let up = behavior.scale_up.unwrap();
         assert_eq!(up.select_policy.as_deref(), Some("Min"));
+    }
+
+    #[test]
+    fn unknown_keys_in_behavior_annotation_are_ignored() {
+        let behavior = parse_behavior(r#"{"ScaleUp":{"SelectPolicy":"Min","Extra":1}}"#).unwrap();
+        assert_eq!(
+            behavior.scale_up.unwrap().select_policy.as_deref(),
+            Some("Min")
+        );
     }
 
     #[test]

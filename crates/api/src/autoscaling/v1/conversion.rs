@@ -38,10 +38,17 @@ fn cpu_utilization_metric(percent: i32) -> hub::MetricSpec {
 }
 
 /// Converts a v1 object to the hub, unpacking the round-trip annotations.
-pub fn to_hub(mut v1: HorizontalPodAutoscaler) -> Hub {
-    let mut spec = spec_to_hub(&v1.spec);
-    let mut status = status_to_hub(&v1.status);
-    let annotations = &v1.metadata.annotations;
+pub fn to_hub(v1: HorizontalPodAutoscaler) -> Hub {
+    let HorizontalPodAutoscaler {
+        kind,
+        api_version,
+        mut metadata,
+        spec,
+        status,
+    } = v1;
+    let mut spec = spec_to_hub(spec);
+    let mut status = status_to_hub(status);
+    let annotations = &metadata.annotations;
     if let Some(other) = annotations
         .get(METRIC_SPECS_ANNOTATION)
         .and_then(|text| serde_json::from_str::<Vec<V1MetricSpec>>(text).ok())
@@ -72,19 +79,19 @@ pub fn to_hub(mut v1: HorizontalPodAutoscaler) -> Hub {
     }) {
         status.conditions = conditions;
     }
-    drop_round_trip_annotations(&mut v1.metadata.annotations);
+    drop_round_trip_annotations(&mut metadata.annotations);
     Hub {
-        kind: v1.kind,
-        api_version: v1.api_version,
-        metadata: v1.metadata,
+        kind,
+        api_version,
+        metadata,
         spec,
         status,
     }
 }
 
-fn spec_to_hub(s: &HorizontalPodAutoscalerSpec) -> hub::HorizontalPodAutoscalerSpec {
+fn spec_to_hub(s: HorizontalPodAutoscalerSpec) -> hub::HorizontalPodAutoscalerSpec {
     hub::HorizontalPodAutoscalerSpec {
-        scale_target_ref: s.scale_target_ref.clone(),
+        scale_target_ref: s.scale_target_ref,
         min_replicas: s.min_replicas,
         max_replicas: s.max_replicas,
         metrics: s
@@ -96,7 +103,7 @@ fn spec_to_hub(s: &HorizontalPodAutoscalerSpec) -> hub::HorizontalPodAutoscalerS
     }
 }
 
-fn status_to_hub(s: &HorizontalPodAutoscalerStatus) -> hub::HorizontalPodAutoscalerStatus {
+fn status_to_hub(s: HorizontalPodAutoscalerStatus) -> hub::HorizontalPodAutoscalerStatus {
     hub::HorizontalPodAutoscalerStatus {
         observed_generation: s.observed_generation,
         last_scale_time: s.last_scale_time,
@@ -168,7 +175,7 @@ pub fn from_hub(hub: Hub) -> HorizontalPodAutoscaler {
         kind,
         api_version,
         metadata,
-        spec: spec_from_hub(&spec),
+        spec: spec_from_hub(spec),
         status: status_from_hub(&status),
     }
 }
@@ -178,7 +185,7 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-fn spec_from_hub(s: &hub::HorizontalPodAutoscalerSpec) -> HorizontalPodAutoscalerSpec {
+fn spec_from_hub(s: hub::HorizontalPodAutoscalerSpec) -> HorizontalPodAutoscalerSpec {
     // The first CPU resource metric decides; later ones are not looked at (as in Go).
     let target_cpu = s
         .metrics
@@ -190,7 +197,7 @@ fn spec_from_hub(s: &hub::HorizontalPodAutoscalerSpec) -> HorizontalPodAutoscale
         })
         .and_then(|r| r.target.average_utilization);
     HorizontalPodAutoscalerSpec {
-        scale_target_ref: s.scale_target_ref.clone(),
+        scale_target_ref: s.scale_target_ref,
         min_replicas: s.min_replicas,
         max_replicas: s.max_replicas,
         target_cpu_utilization_percentage: target_cpu,
