@@ -70,6 +70,11 @@ impl EmbeddedStore {
     /// another process (or another open in this one) holds the directory. Must be called
     /// inside a tokio runtime when periodic compaction is on.
     pub fn open(config: EmbeddedConfig) -> Result<Arc<Self>> {
+        if config.compaction_interval.is_some() && tokio::runtime::Handle::try_current().is_err() {
+            return Err(StoreError::InvalidRequest(
+                "periodic compaction needs a tokio runtime: open the store inside one".into(),
+            ));
+        }
         std::fs::create_dir_all(&config.dir).map_err(|e| {
             StoreError::Internal(format!("cannot create {}: {e}", config.dir.display()))
         })?;

@@ -377,7 +377,7 @@ impl Writer {
     }
 }
 
-fn open_tables(txn: &redb::WriteTransaction) -> Result<Tables<'_>> {
+pub(super) fn open_tables(txn: &redb::WriteTransaction) -> Result<Tables<'_>> {
     Ok(Tables {
         kv: txn.open_table(KV).map_err(db_err)?,
         history: txn.open_table(HISTORY).map_err(db_err)?,

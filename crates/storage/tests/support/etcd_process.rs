@@ -5,7 +5,31 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use etcd_client::Client;
+use etcd_client::{Certificate, Client, ConnectOptions, Identity, TlsOptions};
+
+/// PEM files for an etcd that serves TLS and requires client certificates.
+#[derive(Clone)]
+pub struct TlsFiles {
+    pub ca: std::path::PathBuf,
+    pub server_cert: std::path::PathBuf,
+    pub server_key: std::path::PathBuf,
+    pub client_cert: std::path::PathBuf,
+    pub client_key: std::path::PathBuf,
+}
+
+impl TlsFiles {
+    /// Client options trusting the CA and presenting the client certificate.
+    pub fn connect_options(&self) -> ConnectOptions {
+        let read = |p: &std::path::PathBuf| std::fs::read(p).unwrap();
+        let tls = TlsOptions::new()
+            .ca_certificate(Certificate::from_pem(read(&self.ca)))
+            .identity(Identity::from_pem(
+                read(&self.client_cert),
+                read(&self.client_key),
+            ));
+        ConnectOptions::new().with_tls(tls)
+    }
+}
 
 /// One etcd member started by a test.
 pub struct EtcdProcess {
@@ -13,6 +37,7 @@ pub struct EtcdProcess {
     pub client_url: String,
     pub peer_url: String,
     child: Option<Child>,
+    tls: Option<TlsFiles>,
     _dir: tempfile::TempDir,
 }
 
@@ -38,12 +63,21 @@ fn unique_name(prefix: &str) -> String {
 impl EtcdProcess {
     /// Starts a single-member etcd, retrying with other ports if one was taken.
     pub async fn start() -> EtcdProcess {
+        EtcdProcess::start_with(None).await
+    }
+
+    /// Starts a single-member etcd serving TLS and requiring client certificates.
+    pub async fn start_tls(tls: TlsFiles) -> EtcdProcess {
+        EtcdProcess::start_with(Some(tls)).await
+    }
+
+    async fn start_with(tls: Option<TlsFiles>) -> EtcdProcess {
         for _ in 0..5 {
             let name = unique_name("kapi-etcd");
             let peer_url = format!("http://127.0.0.1:{}", free_port());
             let cluster = format!("{name}={peer_url}");
             let token = name.clone();
-            let mut process = EtcdProcess::spawn(name, peer_url, &cluster, &token);
+            let mut process = EtcdProcess::spawn(name, peer_url, &cluster, &token, tls.clone());
             if process.wait_ready().await {
                 return process;
             }
@@ -52,8 +86,23 @@ impl EtcdProcess {
         panic!("could not start etcd");
     }
 
-    fn spawn(name: String, peer_url: String, initial_cluster: &str, token: &str) -> EtcdProcess {
-        let client_url = format!("http://127.0.0.1:{}", free_port());
+    fn spawn(
+        name: String,
+        peer_url: String,
+        initial_cluster: &str,
+        token: &str,
+        tls: Option<TlsFiles>,
+    ) -> EtcdProcess {
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let client_url = format!("{scheme}://127.0.0.1:{}", free_port());
+        let mut tls_args: Vec<String> = Vec::new();
+        if let Some(files) = &tls {
+            let path = |p: &std::path::PathBuf| p.display().to_string();
+            tls_args.extend(["--cert-file".into(), path(&files.server_cert)]);
+            tls_args.extend(["--key-file".into(), path(&files.server_key)]);
+            tls_args.extend(["--trusted-ca-file".into(), path(&files.ca)]);
+            tls_args.push("--client-cert-auth".into());
+        }
         let dir = tempfile::tempdir().unwrap();
         let log = std::fs::File::create(dir.path().join("etcd.log")).unwrap();
         let child = Command::new("etcd")
@@ -80,6 +129,7 @@ impl EtcdProcess {
             .args(["--initial-cluster-token", token])
             .args(["--experimental-watch-progress-notify-interval", "1s"])
             .args(["--logger", "zap", "--log-level", "warn"])
+            .args(&tls_args)
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log)
@@ -90,6 +140,7 @@ impl EtcdProcess {
             client_url,
             peer_url,
             child: Some(child),
+            tls,
             _dir: dir,
         }
     }
@@ -110,7 +161,8 @@ impl EtcdProcess {
     }
 
     async fn is_ours(&self) -> bool {
-        let connect = Client::connect([&self.client_url], None);
+        let options = self.tls.as_ref().map(TlsFiles::connect_options);
+        let connect = Client::connect([&self.client_url], options);
         let Ok(Ok(mut client)) = tokio::time::timeout(Duration::from_secs(5), connect).await else {
             return false;
         };
@@ -183,7 +235,7 @@ impl EtcdCluster {
             let mut members: Vec<EtcdProcess> = names
                 .into_iter()
                 .zip(peers)
-                .map(|(name, peer)| EtcdProcess::spawn(name, peer, &initial, &token))
+                .map(|(name, peer)| EtcdProcess::spawn(name, peer, &initial, &token, None))
                 .collect();
             let mut ready = true;
             for member in &mut members {
