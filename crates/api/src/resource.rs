@@ -211,6 +211,11 @@ fn apply_suffix(
 
 /// Go keeps nano precision at most and rounds away from zero beyond it.
 fn round_up_to_nano(mut p: Parsed) -> Parsed {
+    // An i128 has at most 39 digits: far below nano, any non-zero value rounds to ±1n.
+    if p.exponent < -9 - 40 {
+        p.mantissa = p.mantissa.signum();
+        p.exponent = -9;
+    }
     while p.exponent < -9 {
         let rem = p.mantissa % 10;
         p.mantissa /= 10;
@@ -265,7 +270,11 @@ fn format_decimal(mut mantissa: i128, mut exponent: i32, format: Format) -> Stri
         exponent += 1;
     }
     while exponent.rem_euclid(3) != 0 {
-        mantissa *= 10;
+        match mantissa.checked_mul(10) {
+            Some(m) => mantissa = m,
+            // Too many digits to shift: print the exact value in exponent form.
+            None => return format!("{mantissa}e{exponent}"),
+        }
         exponent -= 1;
     }
     let suffix = match (format, exponent) {
@@ -340,6 +349,18 @@ mod tests {
         for bad in ["", ".", "1.2.3", "abc", "1Qi", "1e"] {
             assert_eq!(Quantity::parse(bad), Err(QuantityError::Format), "{bad}");
         }
+    }
+
+    #[test]
+    fn hostile_quantities_end_quickly_without_panicking() {
+        assert_eq!(canon("1e-2147483648"), "1e-9");
+        assert_eq!(
+            Quantity::parse(&"9".repeat(60)),
+            Err(QuantityError::TooLarge)
+        );
+        let near_max = format!("{}e1", i128::MAX);
+        assert!(Quantity::parse(&near_max).is_ok());
+        assert!(Quantity::parse("1e99999999999").is_err());
     }
 
     #[test]

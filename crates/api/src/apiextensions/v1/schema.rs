@@ -2,7 +2,7 @@
 //! extensions, and the either-or types JSON Schema needs (schema or array, schema or bool,
 //! schema or string list). JSON form only.
 
-use crate::serde_util::{is_false, null_default};
+use crate::serde_util::{go_float, is_false, null_default};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -62,7 +62,7 @@ pub struct JsonSchemaProps {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Value>,
     /// `maximum`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "go_float")]
     pub maximum: Option<f64>,
     /// `exclusiveMaximum`.
     #[serde(
@@ -72,7 +72,7 @@ pub struct JsonSchemaProps {
     )]
     pub exclusive_maximum: bool,
     /// `minimum`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "go_float")]
     pub minimum: Option<f64>,
     /// `exclusiveMinimum`.
     #[serde(
@@ -108,7 +108,7 @@ pub struct JsonSchemaProps {
     )]
     pub unique_items: bool,
     /// `multipleOf`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "go_float")]
     pub multiple_of: Option<f64>,
     /// `enum` (any JSON values).
     #[serde(
