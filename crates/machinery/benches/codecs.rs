@@ -48,7 +48,7 @@ fn item(i: usize, data_bytes: usize) -> ConfigMap {
                 api_version: "v1".into(),
                 time: Some(Time(chrono::DateTime::from_timestamp(1_764_420_844, 0))),
                 fields_type: "FieldsV1".into(),
-                fields_v1: Some(FieldsV1(fields)),
+                fields_v1: Some(FieldsV1::from_value(&fields)),
                 subresource: String::new(),
             }],
             ..ObjectMeta::default()

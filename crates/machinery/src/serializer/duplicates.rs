@@ -139,21 +139,26 @@ pub(crate) fn scan(data: &[u8]) -> KeyScan {
 /// nesting there is caught by this tight byte loop instead.
 pub(crate) fn nesting_exceeds(data: &[u8], limit: usize) -> bool {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for &b in data {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
+    let mut i = 0;
+    while i < data.len() {
+        match data[i] {
+            b'"' => {
+                // Jump through the string: to each quote or backslash, SIMD-fast.
+                i += 1;
+                loop {
+                    match memchr::memchr2(b'"', b'\\', data.get(i..).unwrap_or(&[])) {
+                        Some(at) if data[i + at] == b'"' => {
+                            i += at;
+                            break;
+                        }
+                        Some(at) => i += at + 2,
+                        None => {
+                            i = data.len();
+                            break;
+                        }
+                    }
+                }
             }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
             b'{' | b'[' => {
                 depth += 1;
                 if depth > limit {
@@ -163,6 +168,7 @@ pub(crate) fn nesting_exceeds(data: &[u8], limit: usize) -> bool {
             b'}' | b']' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        i += 1;
     }
     false
 }
@@ -182,6 +188,8 @@ mod tests {
     fn nesting_limit_ignores_brackets_in_strings() {
         assert!(!nesting_exceeds(br#"{"a":"[[[[[[","b":[[1]]}"#, 3));
         assert!(nesting_exceeds(b"[[[[1]]]]", 3));
+        assert!(!nesting_exceeds(br#"["a\"[[[[", "\"#, 3));
+        assert!(!nesting_exceeds(br#"""#, 3));
     }
 
     #[test]

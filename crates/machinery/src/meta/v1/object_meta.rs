@@ -9,6 +9,7 @@ use crate::serializer::proto_wire;
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{self, DecodeContext, WireType};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 
 /// Metadata every persisted object has.
@@ -190,20 +191,51 @@ pub struct ManagedFieldsEntry {
     pub subresource: String,
 }
 
-/// A field set in JSON form; protobuf carries its compact JSON bytes.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// A field set, kept as the raw JSON text (as Go keeps `Raw []byte`); protobuf carries the
+/// same bytes. Never parsed on the hot path.
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct FieldsV1(pub serde_json::Value);
+pub struct FieldsV1(pub Box<RawValue>);
 
 impl FieldsV1 {
-    fn raw(&self) -> Vec<u8> {
-        serde_json::to_vec(&self.0).unwrap_or_default()
+    /// Builds from a JSON value.
+    pub fn from_value(value: &serde_json::Value) -> Self {
+        FieldsV1(serde_json::value::to_raw_value(value).unwrap_or_default())
+    }
+
+    /// The JSON text.
+    pub fn as_str(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The field set as a JSON value.
+    pub fn to_value(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::from_str(self.0.get())
+    }
+}
+
+impl Default for FieldsV1 {
+    fn default() -> Self {
+        FieldsV1(RawValue::NULL.to_owned())
+    }
+}
+
+/// Equal when the texts are equal or denote the same JSON value (whitespace aside).
+impl PartialEq for FieldsV1 {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get() || self.to_value().ok() == other.to_value().ok()
+    }
+}
+
+impl std::fmt::Debug for FieldsV1 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FieldsV1({})", self.0.get())
     }
 }
 
 impl prost::Message for FieldsV1 {
     fn encode_raw(&self, buf: &mut impl BufMut) {
-        encoding::bytes::encode(1, &self.raw(), buf);
+        string_field(1, self.0.get(), buf);
     }
     fn merge_field(
         &mut self,
@@ -215,17 +247,17 @@ impl prost::Message for FieldsV1 {
         if tag != 1 {
             return encoding::skip_field(wire_type, tag, buf, ctx);
         }
-        let mut raw: Vec<u8> = Vec::new();
-        encoding::bytes::merge(wire_type, &mut raw, buf, ctx)?;
-        self.0 = serde_json::from_slice(&raw)
+        let mut raw = String::new();
+        encoding::string::merge(wire_type, &mut raw, buf, ctx)?;
+        self.0 = RawValue::from_string(raw)
             .map_err(|e| crate::serializer::proto_wire::decode_error(format!("fieldsV1: {e}")))?;
         Ok(())
     }
     fn encoded_len(&self) -> usize {
-        encoding::bytes::encoded_len(1, &self.raw())
+        string_len(1, self.0.get())
     }
     fn clear(&mut self) {
-        self.0 = serde_json::Value::Null;
+        *self = FieldsV1::default();
     }
 }
 

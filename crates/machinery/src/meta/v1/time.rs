@@ -41,27 +41,123 @@ impl MicroTime {
 }
 
 fn parse_rfc3339<E: serde::de::Error>(s: &str) -> Result<DateTime<Utc>, E> {
+    if let Some(t) = parse_utc_seconds(s.as_bytes()) {
+        return Ok(t);
+    }
     DateTime::parse_from_rfc3339(s)
         .map(|t| t.with_timezone(&Utc))
         .map_err(E::custom)
+}
+
+/// Fast path for the form Kubernetes writes: `YYYY-MM-DDTHH:MM:SSZ`.
+fn parse_utc_seconds(b: &[u8]) -> Option<DateTime<Utc>> {
+    if b.len() != 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+        || b[19] != b'Z'
+    {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        b[r].iter().try_fold(0u32, |acc, d| {
+            d.is_ascii_digit().then(|| acc * 10 + u32::from(d - b'0'))
+        })
+    };
+    let date = chrono::NaiveDate::from_ymd_opt(num(0..4)? as i32, num(5..7)?, num(8..10)?)?;
+    let time = chrono::NaiveTime::from_hms_opt(num(11..13)?, num(14..16)?, num(17..19)?)?;
+    Some(date.and_time(time).and_utc())
+}
+
+/// Writes `YYYY-MM-DDTHH:MM:SS` (+ `.ffffff` when `micros`) + `Z` without allocating.
+fn write_utc<S: Serializer>(t: &DateTime<Utc>, micros: bool, s: S) -> Result<S::Ok, S::Error> {
+    use chrono::{Datelike, Timelike};
+    let year = t.year();
+    if !(0..=9999).contains(&year) {
+        let format = if micros {
+            SecondsFormat::Micros
+        } else {
+            SecondsFormat::Secs
+        };
+        return s.serialize_str(&t.to_rfc3339_opts(format, true));
+    }
+    let mut buf = *b"0000-00-00T00:00:00.000000Z";
+    let mut put = |at: usize, width: usize, mut v: u32| {
+        for i in (0..width).rev() {
+            buf[at + i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    };
+    put(0, 4, year as u32);
+    put(5, 2, t.month());
+    put(8, 2, t.day());
+    put(11, 2, t.hour());
+    put(14, 2, t.minute());
+    put(17, 2, t.second());
+    let text = if micros {
+        put(20, 6, t.timestamp_subsec_micros().min(999_999));
+        &buf[..]
+    } else {
+        buf[19] = b'Z';
+        &buf[..20]
+    };
+    s.serialize_str(std::str::from_utf8(text).map_err(serde::ser::Error::custom)?)
+}
+
+struct TimeVisitor;
+
+impl serde::de::Visitor<'_> for TimeVisitor {
+    type Value = Option<DateTime<Utc>>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an RFC 3339 time or null")
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        parse_rfc3339(v).map(Some)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+struct OptionTimeVisitor;
+
+impl<'de> serde::de::Visitor<'de> for OptionTimeVisitor {
+    type Value = Option<DateTime<Utc>>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an RFC 3339 time or null")
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(TimeVisitor)
+    }
+}
+
+fn deserialize_time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DateTime<Utc>>, D::Error> {
+    d.deserialize_option(OptionTimeVisitor)
 }
 
 impl Serialize for Time {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match &self.0 {
             None => s.serialize_none(),
-            Some(t) => s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::Secs, true)),
+            Some(t) => write_utc(t, false, s),
         }
     }
 }
 
 impl<'de> Deserialize<'de> for Time {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s: Option<String> = Option::deserialize(d)?;
-        match s {
-            None => Ok(Time(None)),
-            Some(s) => Ok(Time(Some(parse_rfc3339(&s)?))),
-        }
+        deserialize_time(d).map(Time)
     }
 }
 
@@ -69,23 +165,17 @@ impl Serialize for MicroTime {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match &self.0 {
             None => s.serialize_none(),
-            Some(t) => s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::Micros, true)),
+            Some(t) => write_utc(t, true, s),
         }
     }
 }
 
 impl<'de> Deserialize<'de> for MicroTime {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s: Option<String> = Option::deserialize(d)?;
-        match s {
-            None => Ok(MicroTime(None)),
-            Some(s) => {
-                let t = parse_rfc3339(&s)?;
-                Ok(MicroTime(DateTime::from_timestamp_micros(
-                    t.timestamp_micros(),
-                )))
-            }
-        }
+        let t = deserialize_time(d)?;
+        Ok(MicroTime(t.and_then(|t| {
+            DateTime::from_timestamp_micros(t.timestamp_micros())
+        })))
     }
 }
 
