@@ -94,6 +94,10 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
     };
     let shutdown = shutdown_signal()?;
     let store = open_store(&args).await?;
+    tracing::debug!(
+        elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
+        "store open"
+    );
     let registry = Arc::new(Registry::new());
     let scheme = Arc::new(kapi_api::new_scheme()?);
     let codecs = kapi_machinery::serializer::CodecFactory::new(scheme);
@@ -101,6 +105,10 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         args.etcd_prefix.trim_end_matches('/'),
         &codecs,
     ));
+    tracing::debug!(
+        elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
+        "registry built"
+    );
     let server = Server::bind(opts, store.clone(), registry).await?;
     tracing::info!(
         address = %server.local_addr(),

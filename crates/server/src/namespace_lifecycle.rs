@@ -55,13 +55,23 @@ pub async fn admit_create(
     Ok(())
 }
 
-/// Creates the system namespaces that do not exist yet.
+/// Creates the system namespaces that do not exist yet (read first; the missing ones are
+/// written concurrently so that the store commits them together).
 pub async fn ensure_system_namespaces(state: &ApiState) -> Result<(), ApiError> {
     let table = state.registry.snapshot();
     let Some(entry) = namespaces_entry(&table) else {
         return Ok(());
     };
-    for name in SYSTEM_NAMESPACES {
+    let existing = state
+        .store
+        .range(RangeRequest::prefix(entry.collection_prefix(None)))
+        .await
+        .map_err(ApiError::internal)?;
+    let missing = SYSTEM_NAMESPACES.iter().filter(|name| {
+        let key = entry.key(None, name);
+        !existing.kvs.iter().any(|kv| kv.key == key.as_bytes())
+    });
+    let creates = missing.map(|name| async move {
         let mut obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
         meta::set_meta(&mut obj, "uid", Some(json!(meta::new_uid())));
         meta::set_meta(
@@ -76,11 +86,11 @@ pub async fn ensure_system_namespaces(state: &ApiState) -> Result<(), ApiError> 
             .create(entry.key(None, name).as_bytes(), bytes)
             .await
         {
-            Ok(_) | Err(StoreError::AlreadyExists { .. }) => {}
-            Err(e) => return Err(ApiError::internal(e)),
+            Ok(_) | Err(StoreError::AlreadyExists { .. }) => Ok(()),
+            Err(e) => Err(ApiError::internal(e)),
         }
-    }
-    Ok(())
+    });
+    futures::future::try_join_all(creates).await.map(|_| ())
 }
 
 /// Deletes every namespaced object in `namespace` (one pass per storage prefix), then

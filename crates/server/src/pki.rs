@@ -222,6 +222,8 @@ pub fn write_kubeconfig(
         "apiVersion: v1\nkind: Config\nclusters:\n- name: kapi\n  cluster:\n    server: {server_url}\n    certificate-authority-data: {ca}\nusers:\n- name: admin\n  user:\n    token: {token}\ncontexts:\n- name: kapi\n  context:\n    cluster: kapi\n    user: admin\n    namespace: default\ncurrent-context: kapi\n"
     );
     let path = data_dir.join(KUBECONFIG);
-    write_private(&path, text.as_bytes())?;
+    if read_to_string_opt(&path)?.as_deref() != Some(text.as_str()) {
+        write_private(&path, text.as_bytes())?;
+    }
     Ok(path)
 }

@@ -93,6 +93,7 @@ impl Server {
                     path: opts.data_dir.clone(),
                     source: std::io::Error::other(e),
                 })??;
+        tracing::debug!("credentials loaded");
         let tls = tls::server_config(&creds)?;
         let addr = SocketAddr::new(opts.bind_address, opts.secure_port);
         let listener = TcpListener::bind(addr)
@@ -112,7 +113,9 @@ impl Server {
             server_address: client_host(&opts, local_addr).to_string(),
             shutdown: shutdown_rx,
         });
+        tracing::debug!("kubeconfig written");
         crate::namespace_lifecycle::ensure_system_namespaces(&state).await?;
+        tracing::debug!("system namespaces ensured");
         Ok(Self {
             listener,
             tls,
