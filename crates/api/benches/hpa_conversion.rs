@@ -4,11 +4,12 @@
 //! fields and the `autoscaling.alpha.kubernetes.io/behavior` annotation to unpack), and a
 //! plain v1 object (name, namespace, target, CPU 60 %). Each is converted by the direct
 //! functions (the input cloned in setup, outside the measurement) and by the Scheme's
-//! copying `convert_to_version`, the path the codecs take. The allocator is mimalloc, as
+//! copying `convert_to_version` and moving `unsafe_convert_to_version` (the codecs' path). The allocator is mimalloc, as
 //! in the kapi binary.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use kapi_api::autoscaling::{v1, v2};
+use kapi_machinery::runtime::Object;
 use kapi_machinery::schema::GroupVersion;
 use std::hint::black_box;
 

@@ -363,6 +363,25 @@ mod tests {
         assert!(Quantity::parse("1e99999999999").is_err());
     }
 
+    proptest::proptest! {
+        #[test]
+        fn canonical_form_parses_to_itself(
+            n in 0u64..10_000_000,
+            frac in proptest::option::of(0u32..1000),
+            suffix in proptest::sample::select(vec!["", "n", "u", "m", "k", "M", "G", "Ki", "Mi", "Gi", "e3", "e-2"]),
+            negative in proptest::bool::ANY,
+        ) {
+            let sign = if negative { "-" } else { "" };
+            let text = match frac {
+                Some(f) => format!("{sign}{n}.{f}{suffix}"),
+                None => format!("{sign}{n}{suffix}"),
+            };
+            let once = Quantity::parse(&text).unwrap();
+            let twice = Quantity::parse(once.as_str()).unwrap();
+            proptest::prop_assert_eq!(once, twice);
+        }
+    }
+
     #[test]
     fn json_accepts_bare_numbers() {
         let q: Quantity = serde_json::from_str("1.5").unwrap();
