@@ -53,6 +53,17 @@ fn bench(c: &mut Criterion) {
                 })
             },
         );
+        let moving = format!("hpa_v1_to_v2/{name}/scheme_unsafe_convert_to_version");
+        c.bench_function(&moving, |b| {
+            b.iter_batched(
+                || Box::new(hpa.clone()) as Box<dyn Object>,
+                |input| {
+                    let out = scheme.unsafe_convert_to_version(black_box(input), &target);
+                    out.expect("converts")
+                },
+                BatchSize::SmallInput,
+            )
+        });
     }
 }
 
