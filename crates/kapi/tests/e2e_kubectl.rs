@@ -96,7 +96,7 @@ async fn kubectl_get_prints_table_wide_and_yaml() {
 }
 
 #[tokio::test]
-async fn kubectl_apply_creates_then_configures_then_applies_server_side() {
+async fn kubectl_apply_creates_then_configures_then_takes_over_server_side() {
     let kapi = Kapi::start().await;
     let file = manifest(&kapi, "cm.yaml", CM);
     assert!(kapi.kubectl_ok(&["apply", "-f", &file]).contains("created"));
@@ -112,7 +112,7 @@ async fn kubectl_apply_creates_then_configures_then_applies_server_side() {
     assert_eq!(obj["data"]["a"], "2");
     let ssa = manifest(&kapi, "cm3.yaml", &CM.replace("\"1\"", "\"3\""));
     assert!(
-        kapi.kubectl_ok(&["apply", "--server-side", "-f", &ssa])
+        kapi.kubectl_ok(&["apply", "--server-side", "--force-conflicts", "-f", &ssa])
             .contains("serverside-applied")
     );
     let obj = json(
@@ -167,4 +167,129 @@ async fn create_in_a_missing_namespace_is_404_and_stores_nothing() {
             .trim()
             .is_empty()
     );
+}
+
+#[tokio::test]
+async fn server_side_apply_conflicts_with_another_manager_until_forced() {
+    let kapi = Kapi::start().await;
+    kapi.kubectl_ok(&["create", "-f", &manifest(&kapi, "cm.yaml", CM)]);
+    let changed = manifest(&kapi, "cm2.yaml", &CM.replace("\"1\"", "\"2\""));
+    let out = kapi.kubectl(&["apply", "--server-side", "-f", &changed]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("conflict with \"kubectl-create\" using v1: .data.a"),
+        "{err}"
+    );
+    kapi.kubectl_ok(&[
+        "apply",
+        "--server-side",
+        "--force-conflicts",
+        "-f",
+        &changed,
+    ]);
+    let obj = json(
+        kapi.kubectl_ok(&["get", "cm", "cm1", "-o", "json", "--show-managed-fields"])
+            .as_bytes(),
+    );
+    assert_eq!(obj["data"]["a"], "2");
+    let managers: Vec<&str> = obj["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["manager"].as_str().unwrap())
+        .collect();
+    assert!(managers.contains(&"kubectl"), "{managers:?}");
+}
+
+#[tokio::test]
+async fn kubectl_patch_merge_and_json_patch() {
+    let kapi = Kapi::start().await;
+    kapi.kubectl_ok(&["create", "-f", &manifest(&kapi, "cm.yaml", CM)]);
+    kapi.kubectl_ok(&["patch", "cm", "cm1", "-p", r#"{"data":{"b":"x"}}"#]);
+    kapi.kubectl_ok(&[
+        "patch",
+        "cm",
+        "cm1",
+        "--type=merge",
+        "-p",
+        r#"{"data":{"a":null}}"#,
+    ]);
+    kapi.kubectl_ok(&[
+        "patch",
+        "cm",
+        "cm1",
+        "--type=json",
+        "-p",
+        r#"[{"op":"add","path":"/data/c","value":"y"}]"#,
+    ]);
+    let obj = json(
+        kapi.kubectl_ok(&["get", "cm", "cm1", "-o", "json"])
+            .as_bytes(),
+    );
+    assert_eq!(obj["data"], serde_json::json!({"b": "x", "c": "y"}));
+}
+
+#[tokio::test]
+async fn kubectl_edit_with_kube_editor_updates_the_object() {
+    let kapi = Kapi::start().await;
+    kapi.kubectl_ok(&["create", "-f", &manifest(&kapi, "cm.yaml", CM)]);
+    let editor = manifest(
+        &kapi,
+        "editor.sh",
+        "#!/bin/sh\nsed -i 's/a: \"1\"/a: edited/' \"$1\"\n",
+    );
+    std::process::Command::new("chmod")
+        .args(["+x", &editor])
+        .status()
+        .unwrap();
+    let out = std::process::Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(kapi.kubeconfig())
+        .args(["edit", "cm", "cm1"])
+        .env("KUBE_EDITOR", &editor)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let obj = json(
+        kapi.kubectl_ok(&["get", "cm", "cm1", "-o", "json"])
+            .as_bytes(),
+    );
+    assert_eq!(obj["data"]["a"], "edited");
+}
+
+#[tokio::test]
+async fn kubectl_diff_shows_the_change_and_wait_sees_the_delete() {
+    let kapi = Kapi::start().await;
+    kapi.kubectl_ok(&["apply", "-f", &manifest(&kapi, "cm.yaml", CM)]);
+    let changed = manifest(&kapi, "cm2.yaml", &CM.replace("\"1\"", "\"5\""));
+    let out = kapi.kubectl(&["diff", "-f", &changed]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("+  a: \"5\""));
+    let mut wait = std::process::Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(kapi.kubeconfig())
+        .args(["wait", "--for=delete", "cm/cm1", "--timeout=20s"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    kapi.kubectl_ok(&["delete", "cm", "cm1"]);
+    assert!(wait.wait().unwrap().success());
+}
+
+#[tokio::test]
+async fn kubectl_explain_finds_the_kind() {
+    let kapi = Kapi::start().await;
+    let out = kapi.kubectl_ok(&["explain", "configmap"]);
+    assert!(out.contains("KIND:       ConfigMap"), "{out}");
 }

@@ -17,6 +17,7 @@ pub mod handlers;
 pub mod health;
 mod json_dups;
 pub mod listener;
+pub mod managed_fields;
 pub mod meta;
 pub mod metrics;
 pub mod namespace_lifecycle;

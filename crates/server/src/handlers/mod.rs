@@ -144,6 +144,27 @@ impl Ctx {
         }
     }
 
+    /// The field manager of this request (`fieldManager`, else the User-Agent's product).
+    pub fn manager(&self) -> String {
+        let ua = self
+            .headers
+            .get(axum::http::header::USER_AGENT)
+            .and_then(|v| v.to_str().ok());
+        crate::managed_fields::manager_name(self.query.get("fieldManager"), ua)
+    }
+
+    /// Records this request's Update in `new`'s managedFields (`old` is `None` on create).
+    pub fn record_update(&self, new: &mut Value, old: Option<&Value>) {
+        let manager = self.manager();
+        let api_version = self.entry.api_version();
+        let w = crate::managed_fields::Writer {
+            manager: &manager,
+            api_version: &api_version,
+            subresource: self.info.subresource.as_deref().unwrap_or(""),
+        };
+        crate::managed_fields::record_update(new, old, &w);
+    }
+
     /// Whether `dryRun=All` was requested.
     pub fn dry_run(&self) -> bool {
         self.query.get("dryRun") == Some("All")

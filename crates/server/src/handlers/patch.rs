@@ -61,7 +61,7 @@ fn strip_directives(v: &mut Value) {
 }
 
 /// Merges without deleting: apply's "set what is given" for fields not owned elsewhere.
-fn apply_merge(target: &mut Value, applied: &Value) {
+pub fn apply_merge(target: &mut Value, applied: &Value) {
     match (target.as_object_mut(), applied.as_object()) {
         (Some(t), Some(a)) => {
             for (k, v) in a {
@@ -119,8 +119,26 @@ fn apply_patch(kind: PatchType, patch: &Value, current: &Value) -> Result<Value,
     Ok(doc)
 }
 
+/// Server-side apply of `patch` onto `current` with ownership and conflicts.
+fn ssa(ctx: &Ctx, current: &Value, patch: &Value) -> Result<Value, ApiError> {
+    let manager = ctx.manager();
+    let api_version = ctx.entry.api_version();
+    let w = crate::managed_fields::Writer {
+        manager: &manager,
+        api_version: &api_version,
+        subresource: ctx.info.subresource.as_deref().unwrap_or(""),
+    };
+    let target = (
+        ctx.entry.group.as_str(),
+        ctx.entry.names.plural.as_str(),
+        ctx.name(),
+    );
+    crate::managed_fields::apply(current, patch, &w, ctx.query.flag("force"), target)
+}
+
 /// Creates the object from an apply configuration when it does not exist yet.
-async fn apply_create(ctx: &Ctx, mut obj: Value) -> Result<(StatusCode, Value), ApiError> {
+async fn apply_create(ctx: &Ctx, patch: &Value) -> Result<(StatusCode, Value), ApiError> {
+    let mut obj = ctx.entry.codec.normalize(ssa(ctx, &json!({}), patch)?)?;
     reconcile_namespace(ctx, &mut obj)?;
     if meta::name(&obj) != ctx.name() {
         meta::set_meta(&mut obj, "name", Some(json!(ctx.name())));
@@ -136,14 +154,15 @@ async fn patch_once(
 ) -> Result<(StatusCode, Value), ApiError> {
     let Some((current, mod_revision)) = load(ctx).await? else {
         if kind == PatchType::Apply {
-            return apply_create(ctx, patch.clone()).await;
+            return apply_create(ctx, patch).await;
         }
         return Err(ctx.not_found());
     };
-    let mut obj = ctx
-        .entry
-        .codec
-        .normalize(apply_patch(kind, patch, &current)?)?;
+    let patched = match kind {
+        PatchType::Apply => ssa(ctx, &current, patch)?,
+        _ => apply_patch(kind, patch, &current)?,
+    };
+    let mut obj = ctx.entry.codec.normalize(patched)?;
     if meta::top_str(&obj, "kind") != ctx.entry.names.kind || meta::name(&obj) != ctx.name() {
         return Err(ApiError::bad_request(format!(
             "the name of the object ({}) does not match the name on the URL ({})",
@@ -160,11 +179,21 @@ async fn patch_once(
         ));
     }
     prepare_update(ctx, &mut obj, &current);
+    if kind != PatchType::Apply {
+        ctx.record_update(&mut obj, Some(&current));
+    }
     validate(ctx, &obj)?;
     Ok((
         StatusCode::OK,
         store_update(ctx, obj, &current, mod_revision).await?,
     ))
+}
+
+/// A write that lost a race on the resourceVersion (retried), not an apply conflict.
+fn is_storage_conflict(e: &ApiError) -> bool {
+    e.code == 409
+        && e.reason == "Conflict"
+        && e.details.as_ref().is_none_or(|d| d.causes.is_empty())
 }
 
 /// PATCH of an object or its `status`.
@@ -182,7 +211,7 @@ pub async fn patch(ctx: &Ctx, body: Body) -> Response {
         let mut attempt = 0;
         loop {
             match patch_once(ctx, kind, &patch).await {
-                Err(e) if e.code == 409 && e.reason == "Conflict" && !explicit_rv && attempt < 5 => attempt += 1,
+                Err(e) if is_storage_conflict(&e) && !explicit_rv && attempt < 5 => attempt += 1,
                 other => return other,
             }
         }

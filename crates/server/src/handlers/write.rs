@@ -121,6 +121,7 @@ pub async fn create(ctx: &Ctx, body: Body) -> Response {
         let Decoded { mut obj, warnings } = decode_body(ctx, body).await?;
         reconcile_namespace(ctx, &mut obj)?;
         prepare_create(ctx, &mut obj);
+        ctx.record_update(&mut obj, None);
         Ok::<_, ApiError>((store_new(ctx, obj).await?, warnings))
     }
     .await;
@@ -249,6 +250,7 @@ pub async fn update(ctx: &Ctx, body: Body) -> Response {
             ));
         }
         prepare_update(ctx, &mut obj, &old);
+        ctx.record_update(&mut obj, Some(&old));
         validate(ctx, &obj)?;
         Ok((store_update(ctx, obj, &old, mod_revision).await?, warnings))
     }
