@@ -86,20 +86,20 @@ fn parse_time(v: &Value, field: &str) -> Result<Option<Value>, MetadataError> {
     }
 }
 
-fn coerce_string_map(v: &Value, field: &str) -> Result<Option<Value>, MetadataError> {
+/// `labels`/`annotations` in place: null values become "", other non-strings fail.
+fn coerce_string_map(v: &mut Value, field: &str) -> Result<bool, MetadataError> {
     match v {
-        Value::Null => Ok(None),
-        Value::Object(m) if m.is_empty() => Ok(None),
+        Value::Null => Ok(false),
+        Value::Object(m) if m.is_empty() => Ok(false),
         Value::Object(m) => {
-            let mut out = Map::new();
-            for (k, val) in m {
+            for val in m.values_mut() {
                 match val {
-                    Value::String(_) => out.insert(k.clone(), val.clone()),
-                    Value::Null => out.insert(k.clone(), Value::String(String::new())),
+                    Value::String(_) => {}
+                    Value::Null => *val = Value::String(String::new()),
                     other => return Err(mismatch(other, field, "string")),
-                };
+                }
             }
-            Ok(Some(Value::Object(out)))
+            Ok(true)
         }
         other => Err(mismatch(other, field, "map[string]string")),
     }
@@ -200,31 +200,42 @@ fn coerce_struct_list(
     Ok(Some(Value::Array(out)))
 }
 
+/// Coerces one known field in place; `Ok(false)` means Go's `omitempty` drops it.
 fn coerce_field(
     kind: Kind,
     name: &str,
-    v: &Value,
+    v: &mut Value,
     path: &str,
     unknown: &mut Vec<String>,
-) -> Result<Option<Value>, MetadataError> {
-    match kind {
-        Kind::Str => match v {
-            Value::Null => Ok(None),
-            Value::String(s) if s.is_empty() => Ok(None),
-            Value::String(_) => Ok(Some(v.clone())),
-            other => Err(mismatch(other, name, "string")),
-        },
-        Kind::Int | Kind::OptInt => match v {
-            Value::Null => Ok(None),
-            Value::Number(n) if n.as_i64() == Some(0) && matches!(kind, Kind::Int) => Ok(None),
-            Value::Number(n) if n.is_i64() => Ok(Some(v.clone())),
-            other => Err(mismatch(other, name, "int64")),
-        },
-        Kind::Time | Kind::OptTime => parse_time(v, name),
-        Kind::StrMap => coerce_string_map(v, name),
-        Kind::StrList => coerce_string_list(v, name),
-        Kind::OwnerRefs => coerce_struct_list(v, name, OWNER_REF, path, unknown),
-        Kind::ManagedFields => coerce_struct_list(v, name, MANAGED_FIELDS, path, unknown),
+) -> Result<bool, MetadataError> {
+    let replaced = match kind {
+        Kind::Str => {
+            return match v {
+                Value::Null => Ok(false),
+                Value::String(s) => Ok(!s.is_empty()),
+                other => Err(mismatch(other, name, "string")),
+            };
+        }
+        Kind::Int | Kind::OptInt => {
+            return match v {
+                Value::Null => Ok(false),
+                Value::Number(n) if n.as_i64() == Some(0) && matches!(kind, Kind::Int) => Ok(false),
+                Value::Number(n) if n.is_i64() => Ok(true),
+                other => Err(mismatch(other, name, "int64")),
+            };
+        }
+        Kind::Time | Kind::OptTime => parse_time(v, name)?,
+        Kind::StrMap => return coerce_string_map(v, name),
+        Kind::StrList => coerce_string_list(v, name)?,
+        Kind::OwnerRefs => coerce_struct_list(v, name, OWNER_REF, path, unknown)?,
+        Kind::ManagedFields => coerce_struct_list(v, name, MANAGED_FIELDS, path, unknown)?,
+    };
+    match replaced {
+        Some(new) => {
+            *v = new;
+            Ok(true)
+        }
+        None => Ok(false),
     }
 }
 
@@ -257,24 +268,26 @@ pub fn coerce_object_meta(
         }
         return Err(err);
     };
-    let mut out = Map::new();
-    for (k, v) in map.iter() {
+    let mut first_err = None;
+    map.retain(|k, v| {
         let Some((_, kind)) = FIELDS.iter().find(|(n, _)| n == k) else {
             unknown.push(format!("{path}.{k}"));
-            continue;
+            return false;
         };
         match coerce_field(*kind, k, v, path, unknown) {
-            Ok(Some(val)) => {
-                out.insert(k.clone(), val);
+            Ok(keep) => keep,
+            Err(_) if drop_invalid => false,
+            Err(e) => {
+                first_err.get_or_insert(e);
+                true
             }
-            Ok(None) => {}
-            Err(_) if drop_invalid => {}
-            Err(e) => return Err(e),
         }
+    });
+    if let Some(e) = first_err {
+        return Err(e);
     }
-    if is_root && !out.contains_key("creationTimestamp") {
-        out.insert("creationTimestamp".into(), Value::Null);
+    if is_root && !map.contains_key("creationTimestamp") {
+        map.insert("creationTimestamp".into(), Value::Null);
     }
-    *map = out;
     Ok(())
 }

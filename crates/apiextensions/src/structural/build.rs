@@ -177,8 +177,10 @@ fn value_validation(o: &Obj) -> Result<ValueValidation, BuildError> {
             Some(_) => Err(BuildError::Malformed(key.into())),
         }
     };
+    let format = string(o, "format")?;
     Ok(ValueValidation {
-        format: string(o, "format")?,
+        validated_format: crate::validation::formats::normalized_supported(&format),
+        format,
         maximum: float(o, "maximum")?,
         exclusive_maximum: boolean(o, "exclusiveMaximum")?,
         minimum: float(o, "minimum")?,
@@ -274,7 +276,7 @@ pub(super) fn structural(v: &Value) -> Result<Structural, BuildError> {
         Some(schema) => Some(AdditionalProperties::Schema(Box::new(structural(schema)?))),
     };
     let vv = value_validation(o)?;
-    Ok(Structural {
+    let mut s = Structural {
         json_type: JsonType::parse(&type_name),
         type_name,
         nullable: boolean(o, "nullable")?,
@@ -294,5 +296,8 @@ pub(super) fn structural(v: &Value) -> Result<Structural, BuildError> {
         map_type: opt_string(o, "x-kubernetes-map-type")?,
         validations: rules(o)?,
         value_validation: (!vv.is_empty()).then(|| Box::new(vv)),
-    })
+        ..Structural::default()
+    };
+    s.compute_flags();
+    Ok(s)
 }

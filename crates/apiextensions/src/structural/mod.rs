@@ -83,6 +83,8 @@ pub struct Pattern {
 pub struct ValueValidation {
     /// `format`.
     pub format: String,
+    /// `format` normalized (dashes removed) when Kubernetes validates it on strings, else empty.
+    pub validated_format: String,
     /// `maximum`.
     pub maximum: Option<f64>,
     /// `exclusiveMaximum`.
@@ -230,6 +232,10 @@ pub struct Structural {
     pub validations: Vec<ValidationRule>,
     /// Value validations, when any keyword of them is set.
     pub value_validation: Option<Box<ValueValidation>>,
+    /// Whether an embedded resource exists below (computed by `from_json`).
+    pub(crate) embedded_below: bool,
+    /// Whether a list-type set/map exists here or below (computed by `from_json`).
+    pub(crate) list_semantics_here_or_below: bool,
 }
 
 impl Structural {
@@ -251,9 +257,28 @@ impl Structural {
 
     /// Whether an `x-kubernetes-embedded-resource` node exists below this one.
     pub fn contains_embedded_resource(&self) -> bool {
-        let below = |s: &Structural| s.embedded_resource || s.contains_embedded_resource();
-        self.properties.values().any(below)
-            || self.items.as_deref().is_some_and(below)
-            || matches!(&self.additional_properties, Some(AdditionalProperties::Schema(s)) if below(s))
+        self.embedded_below
+    }
+
+    fn children(&self) -> impl Iterator<Item = &Structural> {
+        let ap = match &self.additional_properties {
+            Some(AdditionalProperties::Schema(s)) => Some(s.as_ref()),
+            _ => None,
+        };
+        self.properties
+            .values()
+            .chain(self.items.as_deref())
+            .chain(ap)
+    }
+
+    /// Fills the cached flags from the children's (they are computed first).
+    pub(crate) fn compute_flags(&mut self) {
+        let embedded = self
+            .children()
+            .any(|c| c.embedded_resource || c.embedded_below);
+        let here = matches!(self.list_type.as_deref(), Some("set" | "map"));
+        let lists = here || self.children().any(|c| c.list_semantics_here_or_below);
+        self.embedded_below = embedded;
+        self.list_semantics_here_or_below = lists;
     }
 }

@@ -94,8 +94,17 @@ const SUPPORTED: [&str; 26] = [
 
 /// Whether Kubernetes validates `format` on strings (otherwise it is stripped and ignored).
 pub fn is_supported_string_format(format: &str) -> bool {
+    !normalized_supported(format).is_empty()
+}
+
+/// `format` with dashes removed when it is validated on strings, else empty.
+pub fn normalized_supported(format: &str) -> String {
     let normalized = format.replace('-', "");
-    SUPPORTED.contains(&normalized.as_str())
+    if SUPPORTED.contains(&normalized.as_str()) {
+        normalized
+    } else {
+        String::new()
+    }
 }
 
 /// Whether `format` on a schema of `type_name` is recognized (for the `unrecognized format` warning, R5.28).
@@ -175,7 +184,12 @@ fn valid_isbn13(s: &str) -> bool {
 
 /// Checks a string against a supported format; `true` for formats that are not validated.
 pub fn check_format(format: &str, s: &str) -> bool {
-    match format.replace('-', "").as_str() {
+    check_normalized_format(&format.replace('-', ""), s)
+}
+
+/// Like [`check_format`] for an already normalized format name (`datetime`).
+pub fn check_normalized_format(normalized: &str, s: &str) -> bool {
+    match normalized {
         "bsonobjectid" => BSON.is_match(s),
         "uri" => URI.is_match(s),
         "email" => EMAIL.is_match(s),

@@ -10,46 +10,90 @@ use std::collections::HashMap;
 /// Checks every list-type set/map list in `obj`.
 pub fn validate_list_sets_and_maps(path: &FieldPath, s: &Structural, obj: &Value) -> ErrorList {
     let mut errs = ErrorList::new();
-    if let Value::Object(map) = obj {
-        walk_object(path, s, map, &mut errs);
+    if let Value::Object(map) = obj
+        && s.list_semantics_here_or_below
+    {
+        let mut buf = path.as_str().to_string();
+        walk_object(&mut buf, s, map, &mut errs);
     }
     errs
 }
 
-fn walk_object(path: &FieldPath, s: &Structural, map: &Map<String, Value>, errs: &mut ErrorList) {
-    if let Some(AdditionalProperties::Schema(ap)) = &s.additional_properties {
+fn with_segment(buf: &mut String, seg: Segment<'_>, f: impl FnOnce(&mut String)) {
+    let len = buf.len();
+    match seg {
+        Segment::Key(k) => {
+            buf.push('[');
+            buf.push_str(k);
+            buf.push(']');
+        }
+        Segment::Child(k) => {
+            if !buf.is_empty() {
+                buf.push('.');
+            }
+            buf.push_str(k);
+        }
+        Segment::Index(i) => {
+            buf.push('[');
+            buf.push_str(&i.to_string());
+            buf.push(']');
+        }
+    }
+    f(buf);
+    buf.truncate(len);
+}
+
+enum Segment<'a> {
+    Key(&'a str),
+    Child(&'a str),
+    Index(usize),
+}
+
+fn walk_object(buf: &mut String, s: &Structural, map: &Map<String, Value>, errs: &mut ErrorList) {
+    if let Some(AdditionalProperties::Schema(ap)) = &s.additional_properties
+        && ap.list_semantics_here_or_below
+    {
         for (k, v) in map {
-            walk(&path.key(k), ap, v, errs);
+            with_segment(buf, Segment::Key(k), |b| walk(b, ap, v, errs));
         }
     }
     for (k, v) in map {
-        if let Some(sub) = s.properties.get(k) {
-            walk(&path.child(k), sub, v, errs);
+        if let Some(sub) = s
+            .properties
+            .get(k)
+            .filter(|p| p.list_semantics_here_or_below)
+        {
+            with_segment(buf, Segment::Child(k), |b| walk(b, sub, v, errs));
         }
     }
 }
 
-fn walk(path: &FieldPath, s: &Structural, v: &Value, errs: &mut ErrorList) {
+fn walk(buf: &mut String, s: &Structural, v: &Value, errs: &mut ErrorList) {
     match v {
-        Value::Array(items) => walk_array(path, s, items, errs),
-        Value::Object(map) => walk_object(path, s, map, errs),
+        Value::Array(items) => walk_array(buf, s, items, errs),
+        Value::Object(map) => walk_object(buf, s, map, errs),
         _ => {}
     }
 }
 
-fn walk_array(path: &FieldPath, s: &Structural, items: &[Value], errs: &mut ErrorList) {
+fn walk_array(buf: &mut String, s: &Structural, items: &[Value], errs: &mut ErrorList) {
+    let path = FieldPath::new(buf);
     match s.list_type.as_deref() {
         Some("set") => {
             for i in non_unique(items) {
                 errs.push(FieldError::duplicate(&path.index(i), items[i].clone()));
             }
         }
-        Some("map") => validate_list_map(path, s, items, errs),
+        Some("map") => validate_list_map(&path, s, items, errs),
         _ => {}
     }
-    if let Some(item_schema) = s.items.as_deref() {
+    if let Some(item_schema) = s
+        .items
+        .as_deref()
+        .filter(|i| i.list_semantics_here_or_below)
+    {
         for (i, item) in items.iter().enumerate() {
-            walk(&path.index(i), item_schema, item, errs);
+            with_segment(buf, Segment::Index(i), |b| walk(b, item_schema, item, errs));
         }
     }
 }
@@ -58,6 +102,12 @@ fn walk_array(path: &FieldPath, s: &Structural, items: &[Value], errs: &mut Erro
 fn non_unique(items: &[Value]) -> Vec<usize> {
     if items.len() <= 1 {
         return Vec::new();
+    }
+    if items.len() <= 16 {
+        // Small lists: compare directly, no serialization.
+        return (0..items.len())
+            .filter(|&i| items[..i].iter().filter(|x| **x == items[i]).count() == 1)
+            .collect();
     }
     let mut seen: HashMap<String, u32> = HashMap::with_capacity(items.len());
     let mut out = Vec::new();

@@ -130,9 +130,8 @@ pub(crate) fn validate_node<S: SchemaNode>(
         Value::String(text) => {
             if let Some(vv) = vv {
                 check_string(text, vv, name, errs);
-                if !vv.format.is_empty()
-                    && formats::is_supported_string_format(&vv.format)
-                    && !formats::check_format(&vv.format, text)
+                if !vv.validated_format.is_empty()
+                    && !formats::check_normalized_format(&vv.validated_format, text)
                 {
                     let msg = format!(
                         "{name} in body must be of type {}: {}",
