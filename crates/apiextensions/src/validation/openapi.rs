@@ -31,7 +31,7 @@ pub(crate) trait SchemaNode: Sized {
 
 impl SchemaNode for Structural {
     fn type_check(&self) -> TypeCheck<'_> {
-        if self.int_or_string && self.type_name.is_empty() {
+        if self.int_or_string {
             TypeCheck::IntOrString
         } else if self.type_name.is_empty() {
             TypeCheck::Any
