@@ -239,6 +239,7 @@ pub fn specs() -> Vec<EntrySpec> {
                 &["crd", "crds"],
                 generic(GenericStrategy {
                     status: true,
+                    generation: true,
                     ..GenericStrategy::default()
                 }),
                 Arc::new(tables::crds()),

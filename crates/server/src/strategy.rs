@@ -58,6 +58,8 @@ pub trait Strategy: Send + Sync {
 pub struct GenericStrategy {
     /// Has a status subresource.
     pub status: bool,
+    /// Spec changes bump `metadata.generation` (set to 1 on create).
+    pub generation: bool,
     /// Name rule.
     pub names: NameRule,
     /// Top-level fields defaulted on create when absent (e.g. Secret `type: Opaque`).
@@ -70,6 +72,7 @@ impl Default for GenericStrategy {
     fn default() -> Self {
         Self {
             status: false,
+            generation: false,
             names: NameRule::Dns1123Subdomain,
             defaults: Vec::new(),
             field_paths: Vec::new(),
@@ -80,6 +83,10 @@ impl Default for GenericStrategy {
 impl Strategy for GenericStrategy {
     fn has_status(&self) -> bool {
         self.status
+    }
+
+    fn tracks_generation(&self) -> bool {
+        self.generation
     }
 
     fn name_rule(&self) -> NameRule {
