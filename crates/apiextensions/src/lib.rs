@@ -25,3 +25,7 @@ pub mod converter;
 pub use converter::{
     ConversionError, CrConverter, NoneConverter, convert_list, convert_one, converter_for,
 };
+pub mod status;
+pub use status::{invalid_status, unknown_field_messages};
+pub mod pipeline;
+pub use pipeline::{CustomResourceSchemas, PipelineError, VersionSchema};

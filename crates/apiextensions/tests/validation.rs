@@ -219,3 +219,24 @@ fn any_of_failure_reports_composite_error_at_root_r6_18() {
         ]
     );
 }
+
+#[test]
+fn invalid_status_serializes_like_the_golden_422_r6_18() {
+    let errs = widget_validator().validate(
+        &widget(json!({"label": "x".repeat(21), "replicas": -1})),
+        None,
+    );
+    let status = kapi_apiextensions::invalid_status("Widget", "golden.example.com", "bad", &errs);
+    assert_eq!(
+        serde_json::to_value(&status).unwrap(),
+        support::golden("error-422-cr-schema.json")
+    );
+}
+
+#[test]
+fn unknown_field_messages_quote_the_path_r6_12() {
+    assert_eq!(
+        kapi_apiextensions::unknown_field_messages(&["spec.extra".into()]),
+        [r#"unknown field "spec.extra""#]
+    );
+}
