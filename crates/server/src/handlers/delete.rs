@@ -20,6 +20,7 @@ struct DeleteOptions {
     resource_version: Option<String>,
     propagation: Option<String>,
     orphan_dependents: Option<bool>,
+    dry_run: bool,
 }
 
 async fn options(ctx: &Ctx, body: Body) -> Result<DeleteOptions, ApiError> {
@@ -41,6 +42,10 @@ async fn options(ctx: &Ctx, body: Body) -> Result<DeleteOptions, ApiError> {
         propagation: s(&["propagationPolicy"])
             .or_else(|| ctx.query.get("propagationPolicy").map(str::to_owned)),
         orphan_dependents: v.get("orphanDependents").and_then(Value::as_bool),
+        dry_run: v
+            .get("dryRun")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|d| d == "All")),
     })
 }
 
@@ -163,6 +168,12 @@ pub async fn delete(ctx: &Ctx, body: Body) -> Response {
     let result = async {
         let opts = options(ctx, body).await?;
         let (obj, mod_revision) = load_existing(ctx).await?;
+        if opts.dry_run && !ctx.dry_run() {
+            let mut dry = ctx.for_object(ctx.info.namespace.clone(), ctx.name().to_owned());
+            dry.query = ctx.query.clone();
+            dry.query.0.insert("dryRun".into(), "All".into());
+            return delete_one(&dry, &opts, obj, mod_revision).await;
+        }
         delete_one(ctx, &opts, obj, mod_revision).await
     }
     .await;
