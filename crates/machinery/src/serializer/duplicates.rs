@@ -139,39 +139,46 @@ pub(crate) fn scan(data: &[u8]) -> KeyScan {
 /// nesting there is caught by this tight byte loop instead.
 pub(crate) fn nesting_exceeds(data: &[u8], limit: usize) -> bool {
     let mut depth = 0usize;
+    let mut in_string = false;
     let mut i = 0;
     while i < data.len() {
-        match data[i] {
-            b'"' => {
-                // Jump through the string: to each quote or backslash, SIMD-fast.
-                i += 1;
-                loop {
-                    match memchr::memchr2(b'"', b'\\', data.get(i..).unwrap_or(&[])) {
-                        Some(at) if data[i + at] == b'"' => {
-                            i += at;
-                            break;
-                        }
-                        Some(at) => i += at + 2,
-                        None => {
-                            i = data.len();
-                            break;
-                        }
+        let class = BYTE_CLASS[data[i] as usize];
+        if class != PLAIN {
+            match (in_string, class) {
+                (_, QUOTE) => in_string = !in_string,
+                (true, BACKSLASH) => i += 1,
+                (false, OPEN) => {
+                    depth += 1;
+                    if depth > limit {
+                        return true;
                     }
                 }
+                (false, CLOSE) => depth = depth.saturating_sub(1),
+                _ => {}
             }
-            b'{' | b'[' => {
-                depth += 1;
-                if depth > limit {
-                    return true;
-                }
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            _ => {}
         }
         i += 1;
     }
     false
 }
+
+const PLAIN: u8 = 0;
+const QUOTE: u8 = 1;
+const BACKSLASH: u8 = 2;
+const OPEN: u8 = 3;
+const CLOSE: u8 = 4;
+
+/// What each byte means to the depth scan; most bytes are PLAIN and cost one lookup.
+static BYTE_CLASS: [u8; 256] = {
+    let mut t = [PLAIN; 256];
+    t[b'"' as usize] = QUOTE;
+    t[b'\\' as usize] = BACKSLASH;
+    t[b'{' as usize] = OPEN;
+    t[b'[' as usize] = OPEN;
+    t[b'}' as usize] = CLOSE;
+    t[b']' as usize] = CLOSE;
+    t
+};
 
 #[cfg(test)]
 mod tests {
