@@ -69,3 +69,8 @@ fn null_for_a_non_pointer_field_gives_its_zero_value() {
     assert_eq!(ns.spec, Default::default());
     assert!(ns.status.phase.is_empty());
 }
+
+#[test]
+fn scale_json_round_trips_with_zero_status_replicas() {
+    assert_json_round_trips::<hpa_v1::Scale>("crd/cr-scale.json");
+}

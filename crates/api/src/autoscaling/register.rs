@@ -10,6 +10,7 @@ pub const GROUP_NAME: &str = "autoscaling";
 
 crate::impl_kind!(v1::HorizontalPodAutoscaler, object_meta, protobuf);
 crate::impl_kind!(v1::HorizontalPodAutoscalerList, list_meta, protobuf);
+crate::impl_kind!(v1::Scale, object_meta, protobuf);
 crate::impl_kind!(v2::HorizontalPodAutoscaler, object_meta, protobuf);
 crate::impl_kind!(v2::HorizontalPodAutoscalerList, list_meta, protobuf);
 crate::impl_kind!(internal::HorizontalPodAutoscaler, object_meta, json_only);
@@ -31,6 +32,7 @@ pub fn add_to_scheme(scheme: &mut Scheme) -> Result<()> {
     scheme.add_known_type::<v1::HorizontalPodAutoscalerList>(
         gv1.with_kind("HorizontalPodAutoscalerList"),
     )?;
+    scheme.add_known_type::<v1::Scale>(gv1.with_kind("Scale"))?;
     kapi_machinery::meta::v1::add_to_group_version(scheme, &gv1)?;
     scheme.add_known_type::<internal::HorizontalPodAutoscaler>(
         hub.with_kind("HorizontalPodAutoscaler"),

@@ -4,9 +4,11 @@
 mod conversion;
 mod metric_conversion;
 pub mod metric_types;
+mod scale;
 mod types;
 
 pub use conversion::{from_hub, to_hub};
+pub use scale::{Scale, ScaleSpec, ScaleStatus};
 pub use types::*;
 
 /// Applies the v1 defaults (pkg/apis/autoscaling/v1/defaults.go): one replica minimum.
