@@ -153,3 +153,29 @@ async fn status_subresource_changes_only_status_and_main_resource_only_spec() {
     assert_eq!(after.status.unwrap().desired_replicas, 2);
     assert_eq!(after.spec.unwrap().max_replicas, 5);
 }
+
+#[tokio::test]
+async fn watch_of_a_named_object_sees_only_that_object() {
+    let kapi = Kapi::start().await;
+    let api = configmaps(&kapi).await;
+    for n in ["x", "y"] {
+        api.create(&PostParams::default(), &cm(n)).await.unwrap();
+    }
+    let req =
+        http::Request::get("/api/v1/namespaces/default/configmaps/x?watch=true&timeoutSeconds=1")
+            .body(Vec::new())
+            .unwrap();
+    let (status, _, body) = kapi.raw(req).await;
+    assert_eq!(status, 200);
+    let names: Vec<String> = body
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            e2e_support::json(l)["object"]["metadata"]["name"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(names, ["x"]);
+}

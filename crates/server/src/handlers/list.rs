@@ -3,7 +3,7 @@
 
 use super::Ctx;
 use crate::meta;
-use crate::selectors::{Selector, parse_fields, parse_labels};
+use crate::selectors::{Requirement, Selector, parse_fields, parse_labels};
 use crate::status::ApiError;
 use axum::response::Response;
 use base64::Engine;
@@ -20,7 +20,13 @@ impl Filter {
     /// Parses `labelSelector` and `fieldSelector`; unknown field labels are 400.
     pub fn from_query(ctx: &Ctx) -> Result<Self, ApiError> {
         let labels = parse_labels(ctx.query.get("labelSelector").unwrap_or(""))?;
-        let fields = parse_fields(ctx.query.get("fieldSelector").unwrap_or(""))?;
+        let mut fields = parse_fields(ctx.query.get("fieldSelector").unwrap_or(""))?;
+        // A watch of one named object watches its collection filtered by name.
+        if let Some(name) = ctx.info.name.as_ref().filter(|n| !n.is_empty()) {
+            fields
+                .0
+                .push(Requirement::In("metadata.name".into(), vec![name.clone()]));
+        }
         let known: Vec<String> = ctx
             .entry
             .strategy
