@@ -263,6 +263,13 @@ fn hpa_metric(spec: &Value, current: Option<&Value>) -> String {
 }
 
 fn hpa_targets(o: &Value) -> Value {
+    if let Some(target) = nested(o, &["spec", "targetCPUUtilizationPercentage"]) {
+        // autoscaling/v1: one CPU utilization target.
+        let now = nested(o, &["status", "currentCPUUtilizationPercentage"])
+            .map(|v| format!("{v}%"))
+            .unwrap_or_else(|| "<unknown>".into());
+        return Value::String(format!("cpu: {now}/{target}%"));
+    }
     let metrics = nested(o, &["spec", "metrics"])
         .and_then(Value::as_array)
         .cloned()
@@ -334,4 +341,28 @@ pub fn hpas() -> ColumnTable {
 /// CustomResourceDefinitions: Name, Created At.
 pub fn crds() -> ColumnTable {
     default_table()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn hpa_targets_print_v2_resource_utilization_like_kubectl() {
+        let hpa = json!({"spec": {"metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
+        assert_eq!(hpa_targets(&hpa), "cpu: <unknown>/60%");
+    }
+
+    #[test]
+    fn hpa_targets_print_v1_cpu_target_like_v2() {
+        let hpa = json!({"spec": {"targetCPUUtilizationPercentage": 60}, "status": {"currentCPUUtilizationPercentage": 12}});
+        assert_eq!(hpa_targets(&hpa), "cpu: 12%/60%");
+    }
+
+    #[test]
+    fn configmap_data_column_counts_data_and_binary_data() {
+        let cm = json!({"data": {"a": "1", "b": "2"}, "binaryData": {"c": "AA=="}});
+        assert_eq!(count_keys(&cm, &["data", "binaryData"]), 3);
+    }
 }
