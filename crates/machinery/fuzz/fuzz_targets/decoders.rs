@@ -3,7 +3,7 @@
 
 use kapi_machinery::runtime::{Scheme, Unstructured};
 use kapi_machinery::serializer::framer::{FrameReader, Framing};
-use kapi_machinery::serializer::{CodecFactory, Decoder};
+use kapi_machinery::serializer::CodecFactory;
 use libfuzzer_sys::fuzz_target;
 use std::sync::{Arc, OnceLock};
 

@@ -47,6 +47,29 @@ fn needs_escape(b: u8) -> bool {
     matches!(b, b'<' | b'>' | b'&' | 0xE2)
 }
 
+const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// True when some byte of the 8 in `x` equals `b` (SWAR zero-byte test).
+fn word_has(x: u64, b: u8) -> bool {
+    let y = x ^ (u64::from(b) * LOW_BITS);
+    y.wrapping_sub(LOW_BITS) & !y & HIGH_BITS != 0
+}
+
+/// True when any byte needs Go's extra escaping; eight bytes per step.
+fn any_needs_escape(bytes: &[u8]) -> bool {
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        if word_has(x, b'<') || word_has(x, b'>') || word_has(x, b'&') || word_has(x, 0xE2) {
+            return true;
+        }
+    }
+    chunks.remainder().iter().copied().any(needs_escape)
+}
+
 /// True when raw JSON text can be copied as is in compact output: no whitespace outside
 /// strings, nothing Go would escape.
 fn raw_is_canonical(raw: &str) -> bool {
@@ -100,7 +123,7 @@ impl Formatter for GoFormatter {
         fragment: &str,
     ) -> io::Result<()> {
         let bytes = fragment.as_bytes();
-        if !bytes.iter().copied().any(needs_escape) {
+        if !any_needs_escape(bytes) {
             return w.write_all(bytes);
         }
         let mut start = 0;
@@ -221,6 +244,17 @@ mod tests {
         assert_eq!(go_float(1e21), "1e+21");
         assert_eq!(go_float(1e-7), "1e-7");
         assert_eq!(go_float(123456789.0), "123456789");
+    }
+
+    #[test]
+    fn escape_detection_finds_bytes_at_every_position() {
+        for special in ["<", ">", "&", "\u{2028}"] {
+            for pad in 0..17 {
+                let s = format!("{}{special}{}", "a".repeat(pad), "b".repeat(pad % 5));
+                assert!(any_needs_escape(s.as_bytes()), "{s:?}");
+            }
+        }
+        assert!(!any_needs_escape("plain text, no specials: ü".as_bytes()));
     }
 
     #[test]
