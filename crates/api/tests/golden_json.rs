@@ -74,3 +74,21 @@ fn null_for_a_non_pointer_field_gives_its_zero_value() {
 fn scale_json_round_trips_with_zero_status_replicas() {
     assert_json_round_trips::<hpa_v1::Scale>("crd/cr-scale.json");
 }
+
+#[test]
+fn event_writes_reporting_fields_and_zero_times_like_go() {
+    use kapi_api::core::v1::Event;
+    let event: Event = serde_json::from_value(serde_json::json!({
+        "kind": "Event", "apiVersion": "v1",
+        "metadata": {"name": "web.1", "namespace": "default"},
+        "involvedObject": {"kind": "Pod", "name": "web"},
+        "reason": "Started", "type": "Normal", "source": {"component": "kubelet"}
+    }))
+    .unwrap();
+    let out = serde_json::to_value(&event).unwrap();
+    assert_eq!(out["reportingComponent"], "");
+    assert_eq!(out["reportingInstance"], "");
+    assert_eq!(out["firstTimestamp"], serde_json::Value::Null);
+    assert_eq!(out["eventTime"], serde_json::Value::Null);
+    assert!(out.get("count").is_none());
+}
