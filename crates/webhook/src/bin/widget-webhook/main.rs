@@ -1,0 +1,95 @@
+//! The example conversion webhook for Widget (`golden.example.com`, v1alpha1 `spec.label` ⇄
+//! v1beta1 `spec.displayName`), served over HTTPS at `/convert`.
+//!
+//! `widget-webhook --cert-file tls.crt --key-file tls.key [--port 8443] [--bind 127.0.0.1]`
+//! prints `listening on ADDR` once it accepts connections (`--port 0` picks a free port).
+
+mod widget;
+
+use kapi_webhook::{Converter, service, tls};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Command-line options.
+struct Options {
+    cert_file: PathBuf,
+    key_file: PathBuf,
+    bind: String,
+    port: u16,
+}
+
+const USAGE: &str =
+    "usage: widget-webhook --cert-file FILE --key-file FILE [--port PORT] [--bind ADDR]";
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
+    let (mut cert, mut key, mut bind, mut port) = (None, None, "127.0.0.1".to_owned(), 8443);
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--cert-file" => cert = Some(PathBuf::from(value()?)),
+            "--key-file" => key = Some(PathBuf::from(value()?)),
+            "--bind" => bind = value()?,
+            "--port" => port = value()?.parse().map_err(|e| format!("--port: {e}"))?,
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    match (cert, key) {
+        (Some(cert_file), Some(key_file)) => Ok(Options {
+            cert_file,
+            key_file,
+            bind,
+            port,
+        }),
+        _ => Err("--cert-file and --key-file are required".to_owned()),
+    }
+}
+
+async fn run(options: Options) -> Result<(), String> {
+    tls::install_crypto_provider();
+    let config = tls::load_server_config(&options.cert_file, &options.key_file)
+        .map_err(|e| e.to_string())?;
+    let scheme = widget::scheme().map_err(|e| e.to_string())?;
+    let router = service::router(Converter::new(scheme));
+    let addr: SocketAddr = format!("{}:{}", options.bind, options.port)
+        .parse()
+        .map_err(|e| format!("--bind/--port: {e}"))?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("bind {addr}: {e}"))?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    println!("listening on {local}");
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    tls::serve_tls(listener, config, router, shutdown).await;
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
+    let options = match parse_args(std::env::args().skip(1)) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("tokio runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(options)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("widget-webhook: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
