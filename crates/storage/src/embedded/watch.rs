@@ -1,8 +1,8 @@
-//! Watchers of the embedded store. Each watcher is a task that first catches up from the
-//! on-disk revision log, then follows the writer's in-memory fan-out. A watcher that falls
-//! behind the fan-out never slows the writer: it loses its place in the broadcast and goes
-//! back to the disk log, unless that history was compacted, in which case it ends with
-//! `Compacted`.
+//! Watchers of the embedded store. A watch is a stream (no task of its own): it first catches
+//! up from the on-disk revision log, then follows the writer's in-memory fan-out. A watcher
+//! that falls behind the fan-out never slows the writer: it loses its place in the broadcast
+//! and goes back to the disk log, unless that history was compacted, in which case it ends
+//! with `Compacted`.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -10,7 +10,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use redb::{Database, ReadableDatabase, ReadableTable};
 use tokio::sync::{broadcast, mpsc};
-use tokio_stream::wrappers::ReceiverStream;
+use tokio::time::{Interval, MissedTickBehavior};
 
 use super::tables::{
     self, COMPACT_REVISION, CURRENT_REVISION, HISTORY, LOG, META, db_err, from_disk, to_disk,
@@ -22,10 +22,8 @@ use crate::types::{Event, KeyValue, WatchRequest, WatchResponse};
 
 /// Log entries read per catch-up transaction.
 const CATCH_UP_CHUNK: usize = 1024;
-/// Messages buffered between a watcher task and its consumer.
-const OUT_BUFFER: usize = 64;
 
-/// Everything a watcher task needs.
+/// Everything a watcher needs.
 pub struct WatchContext {
     /// The database, weakly: a watcher does not keep a closed store open.
     pub db: Weak<Database>,
@@ -35,23 +33,31 @@ pub struct WatchContext {
     pub progress_interval: Duration,
 }
 
-/// Starts a watcher task and returns its stream. `from` is the first revision to deliver.
+/// Returns the watch stream. `from` is the first revision to deliver.
 pub fn start(ctx: WatchContext, request: WatchRequest, from: i64) -> WatchStream {
-    let (out, out_rx) = mpsc::channel(OUT_BUFFER);
-    let (progress_tx, progress_rx) = mpsc::channel(4);
+    let (progress_tx, progress_rx) = mpsc::channel(1);
+    let period = ctx.progress_interval;
+    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let watcher = Watcher {
         ctx,
         request,
         next: from,
         seen: 0,
-        out,
+        rx: None,
+        catching_up: true,
+        idle: true,
+        ticker,
         progress_rx,
+        done: false,
     };
-    tokio::spawn(watcher.run());
-    WatchStream::new(
-        Box::pin(ReceiverStream::new(out_rx)),
-        Box::new(EmbeddedProgress(progress_tx)),
-    )
+    let stream = futures::stream::unfold(watcher, |mut watcher| async move {
+        watcher
+            .next_message()
+            .await
+            .map(|message| (message, watcher))
+    });
+    WatchStream::new(Box::pin(stream), Box::new(EmbeddedProgress(progress_tx)))
 }
 
 struct EmbeddedProgress(mpsc::Sender<()>);
@@ -59,10 +65,13 @@ struct EmbeddedProgress(mpsc::Sender<()>);
 #[async_trait]
 impl ProgressRequester for EmbeddedProgress {
     async fn request_progress(&mut self) -> Result<()> {
-        self.0
-            .send(())
-            .await
-            .map_err(|_| StoreError::WatchClosed("watcher has ended".into()))
+        match self.0.try_send(()) {
+            // A request is already pending: its answer will carry the latest revision.
+            Ok(()) | Err(mpsc::error::TrySendError::Full(())) => Ok(()),
+            Err(mpsc::error::TrySendError::Closed(())) => {
+                Err(StoreError::WatchClosed("watcher has ended".into()))
+            }
+        }
     }
 }
 
@@ -73,91 +82,91 @@ struct Watcher {
     next: i64,
     /// Highest store revision this watcher has looked at.
     seen: i64,
-    out: mpsc::Sender<Result<WatchResponse>>,
+    /// Subscription to the fan-out, taken before catching up so nothing falls in between.
+    rx: Option<broadcast::Receiver<Arc<CommittedBatch>>>,
+    catching_up: bool,
+    /// No events were delivered since the last periodic progress notification.
+    idle: bool,
+    ticker: Interval,
     progress_rx: mpsc::Receiver<()>,
-}
-
-/// How following the fan-out ended.
-enum FollowEnd {
-    Lagged,
-    Done,
+    done: bool,
 }
 
 impl Watcher {
-    async fn run(mut self) {
+    /// The next message; `None` once the stream has ended (after its last, error, item).
+    async fn next_message(&mut self) -> Option<Result<WatchResponse>> {
+        if self.done {
+            return None;
+        }
+        let message = self.produce().await;
+        if message.is_err() {
+            self.done = true;
+        }
+        Some(message)
+    }
+
+    async fn produce(&mut self) -> Result<WatchResponse> {
         loop {
-            let Some(rx) = self.ctx.events.upgrade().map(|events| events.subscribe()) else {
-                let _ = self
-                    .out
-                    .send(Err(StoreError::Unavailable("store closed".into())))
-                    .await;
-                return;
-            };
-            if let Err(error) = self.catch_up().await {
-                let _ = self.out.send(Err(error)).await;
-                return;
+            if self.rx.is_none() {
+                let events = self.ctx.events.upgrade().ok_or_else(closed)?;
+                self.rx = Some(events.subscribe());
+                self.catching_up = true;
             }
-            match self.follow(rx).await {
-                FollowEnd::Lagged => {
-                    tracing::debug!(next = self.next, "watcher lagged; catching up from disk")
+            if self.catching_up {
+                let events = self.catch_up_chunk().await?;
+                if !events.is_empty() {
+                    return Ok(self.deliver(events));
                 }
-                FollowEnd::Done => return,
+                continue;
+            }
+            if let Some(message) = self.follow().await? {
+                return Ok(message);
             }
         }
     }
 
-    async fn catch_up(&mut self) -> Result<()> {
-        loop {
-            let db = self
-                .ctx
-                .db
-                .upgrade()
-                .ok_or_else(|| StoreError::Unavailable("store closed".into()))?;
-            let (from, request) = (self.next, self.request.clone());
-            let chunk = tokio::task::spawn_blocking(move || read_chunk(&db, from, &request))
-                .await
-                .map_err(|e| StoreError::Internal(format!("watch catch-up task failed: {e}")))??;
-            self.seen = self.seen.max(chunk.scanned_to);
-            self.next = self.next.max(chunk.scanned_to + 1);
-            if !chunk.events.is_empty() && !self.send_events(chunk.events).await {
-                return Ok(());
+    /// Reads one chunk of the log; leaves catch-up mode once the log is exhausted.
+    async fn catch_up_chunk(&mut self) -> Result<Vec<Event>> {
+        let db = self.ctx.db.upgrade().ok_or_else(closed)?;
+        let (from, request) = (self.next, self.request.clone());
+        let chunk = tokio::task::spawn_blocking(move || read_chunk(&db, from, &request))
+            .await
+            .map_err(|e| StoreError::Internal(format!("watch catch-up task failed: {e}")))??;
+        self.seen = self.seen.max(chunk.scanned_to);
+        self.next = self.next.max(chunk.scanned_to + 1);
+        self.catching_up = !chunk.exhausted;
+        Ok(chunk.events)
+    }
+
+    /// Waits for the fan-out, a progress request or the progress ticker; `None` when the
+    /// wait produced nothing to deliver.
+    async fn follow(&mut self) -> Result<Option<WatchResponse>> {
+        let Some(rx) = self.rx.as_mut() else {
+            return Ok(None);
+        };
+        let progress_notify = self.request.progress_notify;
+        tokio::select! {
+            batch = rx.recv() => match batch {
+                Ok(batch) => Ok(self.filter(&batch)),
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    tracing::debug!(next = self.next, "watcher lagged; catching up from disk");
+                    self.rx = None;
+                    Ok(None)
+                }
+                Err(broadcast::error::RecvError::Closed) => Err(closed()),
+            },
+            request = self.progress_rx.recv(), if !self.progress_rx.is_closed() => {
+                Ok(request.map(|()| WatchResponse::Progress { revision: self.seen }))
             }
-            if chunk.exhausted {
-                return Ok(());
+            _ = self.ticker.tick(), if progress_notify => {
+                let idle = std::mem::replace(&mut self.idle, true);
+                Ok(idle.then_some(WatchResponse::Progress { revision: self.seen }))
             }
         }
     }
 
-    async fn follow(&mut self, mut rx: broadcast::Receiver<Arc<CommittedBatch>>) -> FollowEnd {
-        let mut ticker = tokio::time::interval(self.ctx.progress_interval);
-        ticker.tick().await;
-        let mut idle = true;
-        loop {
-            tokio::select! {
-                batch = rx.recv() => match batch {
-                    Ok(batch) => {
-                        if !self.deliver(&batch).await { return FollowEnd::Done; }
-                        idle = false;
-                    }
-                    Err(broadcast::error::RecvError::Lagged(_)) => return FollowEnd::Lagged,
-                    Err(broadcast::error::RecvError::Closed) => {
-                        let _ = self.out.send(Err(StoreError::Unavailable("store closed".into()))).await;
-                        return FollowEnd::Done;
-                    }
-                },
-                request = self.progress_rx.recv(), if !self.progress_rx.is_closed() => {
-                    if request.is_some() && !self.send_progress().await { return FollowEnd::Done; }
-                }
-                _ = ticker.tick(), if self.request.progress_notify => {
-                    if idle && !self.send_progress().await { return FollowEnd::Done; }
-                    idle = true;
-                }
-                _ = self.out.closed() => return FollowEnd::Done,
-            }
-        }
-    }
-
-    async fn deliver(&mut self, batch: &CommittedBatch) -> bool {
+    /// The batch's events this watch delivers, if any.
+    fn filter(&mut self, batch: &CommittedBatch) -> Option<WatchResponse> {
         let events: Vec<Event> = batch
             .events
             .iter()
@@ -166,27 +175,20 @@ impl Watcher {
             .collect();
         self.seen = self.seen.max(batch.revision);
         self.next = self.next.max(batch.revision + 1);
-        events.is_empty() || self.send_events(events).await
+        (!events.is_empty()).then(|| self.deliver(events))
     }
 
-    async fn send_events(&mut self, mut events: Vec<Event>) -> bool {
+    fn deliver(&mut self, mut events: Vec<Event>) -> WatchResponse {
         if !self.request.prev_kv {
             events.iter_mut().for_each(strip_prev);
         }
-        self.out
-            .send(Ok(WatchResponse::Events(events)))
-            .await
-            .is_ok()
+        self.idle = false;
+        WatchResponse::Events(events)
     }
+}
 
-    async fn send_progress(&mut self) -> bool {
-        self.out
-            .send(Ok(WatchResponse::Progress {
-                revision: self.seen,
-            }))
-            .await
-            .is_ok()
-    }
+fn closed() -> StoreError {
+    StoreError::Unavailable("store closed".into())
 }
 
 fn strip_prev(event: &mut Event) {

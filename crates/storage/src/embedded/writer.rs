@@ -17,6 +17,8 @@ use crate::types::{DeleteResponse, Event, KeyValue};
 
 /// Most requests committed in one transaction.
 const MAX_BATCH: usize = 4096;
+/// Longest wait for the writers of the previous batch to send their next request.
+const LINGER: std::time::Duration = std::time::Duration::from_micros(200);
 /// Log entries compacted inside a busy write batch.
 const BUSY_COMPACTION_CHUNK: usize = 256;
 /// Log entries compacted per transaction while no writes are waiting.
@@ -122,6 +124,9 @@ impl Writer {
 
     /// Runs until every request sender is dropped.
     pub fn run(mut self) {
+        // Writers answered by one commit come back at about the same time; waiting briefly
+        // for as many requests as the last batch had keeps batches (and fsyncs) full.
+        let mut expected = 1usize;
         loop {
             let first = if self.counters.physical < self.counters.compact {
                 match self.requests.try_recv() {
@@ -138,16 +143,30 @@ impl Writer {
                     None => break,
                 }
             };
-            let mut batch = vec![first];
-            while batch.len() < MAX_BATCH {
-                match self.requests.try_recv() {
-                    Ok(request) => batch.push(request),
-                    Err(_) => break,
-                }
-            }
+            let batch = self.collect_batch(first, expected);
+            expected = batch.len();
             self.commit_batch(batch);
         }
         tracing::debug!("embedded store writer stopped");
+    }
+
+    /// Drains queued requests after `first`, lingering up to [`LINGER`] while fewer than
+    /// `expected` have arrived.
+    fn collect_batch(&mut self, first: WriteRequest, expected: usize) -> Vec<WriteRequest> {
+        let mut batch = vec![first];
+        let deadline = std::time::Instant::now() + LINGER;
+        while batch.len() < MAX_BATCH {
+            match self.requests.try_recv() {
+                Ok(request) => batch.push(request),
+                Err(mpsc::error::TryRecvError::Empty)
+                    if batch.len() < expected && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::yield_now();
+                }
+                Err(_) => break,
+            }
+        }
+        batch
     }
 
     fn commit_batch(&mut self, batch: Vec<WriteRequest>) {
