@@ -1,7 +1,7 @@
 //! `kapi serve`: start the API server.
 
 use kapi_server::registry::Registry;
-use kapi_server::{Server, ServerOptions};
+use kapi_server::{BoxError, Server, ServerOptions};
 use kapi_storage::{EmbeddedConfig, EmbeddedStore, EtcdConfig, EtcdStore, EtcdTls, Store};
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -93,11 +93,6 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         advertise_address: args.advertise_address,
     };
     let shutdown = shutdown_signal()?;
-    let store = open_store(&args).await?;
-    tracing::debug!(
-        elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
-        "store open"
-    );
     let registry = Arc::new(Registry::new());
     let scheme = Arc::new(kapi_api::new_scheme()?);
     let codecs = kapi_machinery::serializer::CodecFactory::new(scheme);
@@ -109,7 +104,15 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
         "registry built"
     );
-    let server = Server::bind(opts, store.clone(), registry).await?;
+    let open = async {
+        let store = open_store(&args).await;
+        tracing::debug!(
+            elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "store open"
+        );
+        store
+    };
+    let server = Server::bind_opening(opts, open, registry).await?;
     tracing::info!(
         address = %server.local_addr(),
         port = server.local_addr().port(),
@@ -118,17 +121,18 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         "serving",
     );
     server.run(shutdown).await;
-    drop(store);
     tracing::info!("stopped");
     Ok(())
 }
 
 /// The embedded store in the data dir, or etcd when `--etcd-servers` is set.
-async fn open_store(args: &ServeArgs) -> Result<Arc<dyn Store>, Box<dyn std::error::Error>> {
+async fn open_store(args: &ServeArgs) -> Result<Arc<dyn Store>, BoxError> {
     if args.etcd_servers.is_empty() {
         let mut config = EmbeddedConfig::new(args.data_dir.clone());
         config.compaction_interval = Some(args.etcd_compaction_interval).filter(|d| !d.is_zero());
-        return Ok(EmbeddedStore::open(config)?);
+        // Opening commits and fsyncs: off the async threads, so the port binds meanwhile.
+        let store = tokio::task::spawn_blocking(move || EmbeddedStore::open(config)).await??;
+        return Ok(store);
     }
     let mut config = EtcdConfig::new(args.etcd_servers.clone());
     if let Some(ca_file) = &args.etcd_cafile {

@@ -26,6 +26,15 @@ pub fn create_private_dir(dir: &Path) -> Result<(), PkiError> {
 
 /// Writes `bytes` to `path` with mode 0600, through a temporary file and a rename.
 pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), PkiError> {
+    write_private_with(path, bytes, true)
+}
+
+/// Like [`write_private`] without the fsync, for files that are rewritten on every start.
+pub fn write_private_unsynced(path: &Path, bytes: &[u8]) -> Result<(), PkiError> {
+    write_private_with(path, bytes, false)
+}
+
+fn write_private_with(path: &Path, bytes: &[u8], sync: bool) -> Result<(), PkiError> {
     let tmp = path.with_extension("tmp");
     let mut file = std::fs::OpenOptions::new()
         .write(true)
@@ -37,7 +46,9 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), PkiError> {
     file.set_permissions(std::fs::Permissions::from_mode(0o600))
         .map_err(io_err(&tmp))?;
     file.write_all(bytes).map_err(io_err(&tmp))?;
-    file.sync_all().map_err(io_err(&tmp))?;
+    if sync {
+        file.sync_all().map_err(io_err(&tmp))?;
+    }
     std::fs::rename(&tmp, path).map_err(io_err(path))
 }
 

@@ -35,5 +35,5 @@ pub mod strategy;
 pub mod table;
 pub mod tls;
 
-pub use server::{Server, ServerError, ServerOptions};
+pub use server::{BoxError, Server, ServerError, ServerOptions};
 pub use status::ApiError;

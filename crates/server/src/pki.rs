@@ -223,7 +223,8 @@ pub fn write_kubeconfig(
     );
     let path = data_dir.join(KUBECONFIG);
     if read_to_string_opt(&path)?.as_deref() != Some(text.as_str()) {
-        write_private(&path, text.as_bytes())?;
+        // Regenerated on every start, so no fsync: a lost write is rewritten next time.
+        crate::files::write_private_unsynced(&path, text.as_bytes())?;
     }
     Ok(path)
 }

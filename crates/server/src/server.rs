@@ -51,6 +51,9 @@ pub enum ServerError {
     /// Bootstrapping the API (system namespaces).
     #[error("bootstrap: {0}")]
     Bootstrap(#[from] crate::status::ApiError),
+    /// Opening the store.
+    #[error("store: {0}")]
+    Store(BoxError),
     /// Binding the listening socket.
     #[error("listen on {addr}: {source}")]
     Bind {
@@ -60,6 +63,18 @@ pub enum ServerError {
         source: std::io::Error,
     },
 }
+
+/// A boxed error from opening the store.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Listener, TLS config, bound address, kubeconfig path and credentials.
+type Prepared = (
+    TcpListener,
+    Arc<rustls::ServerConfig>,
+    SocketAddr,
+    PathBuf,
+    Credentials,
+);
 
 /// A server bound to its port and ready to serve.
 pub struct Server {
@@ -79,6 +94,29 @@ impl Server {
         store: Arc<dyn Store>,
         registry: Arc<Registry>,
     ) -> Result<Self, ServerError> {
+        Self::bind_opening(opts, async { Ok(store) }, registry).await
+    }
+
+    /// Like [`Server::bind`], opening the store (`open_store`) while the credentials are
+    /// loaded and the port is bound, which shortens start-up.
+    pub async fn bind_opening(
+        opts: ServerOptions,
+        open_store: impl Future<Output = Result<Arc<dyn Store>, BoxError>>,
+        registry: Arc<Registry>,
+    ) -> Result<Self, ServerError> {
+        let (store, prepared) = tokio::join!(open_store, Self::prepare(&opts));
+        let store = store.map_err(ServerError::Store)?;
+        let (listener, tls, local_addr, kubeconfig, creds) = prepared?;
+        Self::finish(
+            opts,
+            store,
+            registry,
+            (listener, tls, local_addr, kubeconfig, creds),
+        )
+        .await
+    }
+
+    async fn prepare(opts: &ServerOptions) -> Result<Prepared, ServerError> {
         tls::install_crypto_provider();
         let extra: Vec<IpAddr> = [Some(opts.bind_address), opts.advertise_address]
             .into_iter()
@@ -102,8 +140,19 @@ impl Server {
         let local_addr = listener
             .local_addr()
             .map_err(|source| ServerError::Bind { addr, source })?;
-        let url = format!("https://{}", client_host(&opts, local_addr));
+        let url = format!("https://{}", client_host(opts, local_addr));
         let kubeconfig = pki::write_kubeconfig(&opts.data_dir, &url, &creds)?;
+        tracing::debug!("kubeconfig written");
+        Ok((listener, tls, local_addr, kubeconfig, creds))
+    }
+
+    async fn finish(
+        opts: ServerOptions,
+        store: Arc<dyn Store>,
+        registry: Arc<Registry>,
+        prepared: Prepared,
+    ) -> Result<Self, ServerError> {
+        let (listener, tls, local_addr, kubeconfig, creds) = prepared;
         let auth = Arc::new(Authenticator::new(creds.tokens.clone()));
         let (shutdown, shutdown_rx) = tokio::sync::watch::channel(false);
         let state = Arc::new(ApiState {
@@ -113,7 +162,6 @@ impl Server {
             server_address: client_host(&opts, local_addr).to_string(),
             shutdown: shutdown_rx,
         });
-        tracing::debug!("kubeconfig written");
         crate::namespace_lifecycle::ensure_system_namespaces(&state).await?;
         tracing::debug!("system namespaces ensured");
         Ok(Self {
