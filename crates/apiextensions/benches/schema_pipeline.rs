@@ -2,8 +2,10 @@
 //! for a ~1 KiB object under a 20-field schema (issue 5 figure: target < 5 µs).
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use kapi_apiextensions::cel::CelValidator;
 use kapi_apiextensions::{
     CoerceOptions, CustomResourceValidator, Structural, apply_defaults, coerce_custom_resource,
+    validate_openapi,
 };
 use serde_json::{Value, json};
 use std::hint::black_box;
@@ -84,5 +86,36 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// The same work split by stage, to see where the time goes.
+fn bench_stages(c: &mut Criterion) {
+    let obj = object();
+    let s = schema(true);
+    let opts = CoerceOptions::for_request(true);
+    let mut prepared = obj.clone();
+    coerce_custom_resource(&mut prepared, &s, &opts).unwrap();
+    apply_defaults(&mut prepared, &s);
+    c.bench_function("stage_coerce_prune", |b| {
+        b.iter_batched(
+            || obj.clone(),
+            |mut o| black_box(coerce_custom_resource(&mut o, &s, &opts).unwrap()),
+            BatchSize::SmallInput,
+        )
+    });
+    c.bench_function("stage_default", |b| {
+        b.iter_batched(
+            || prepared.clone(),
+            |mut o| apply_defaults(black_box(&mut o), &s),
+            BatchSize::SmallInput,
+        )
+    });
+    c.bench_function("stage_validate_openapi", |b| {
+        b.iter(|| black_box(validate_openapi(&prepared, &s)))
+    });
+    let cel = CelValidator::new(&s);
+    c.bench_function("stage_cel_one_rule", |b| {
+        b.iter(|| black_box(cel.validate(&prepared, None)))
+    });
+}
+
+criterion_group!(benches, bench, bench_stages);
 criterion_main!(benches);
