@@ -260,3 +260,34 @@ fn status_write_with_empty_stored_versions_defaults_to_storage_version_r5_13() {
         ["v9"]
     );
 }
+
+#[test]
+fn crd_create_warns_about_unrecognized_formats_and_non_scalar_sets_r5_28() {
+    let mut v = minimal();
+    v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"] = json!({
+        "a": {"type": "string", "format": "made-up"},
+        "b": {"type": "integer", "format": "int32"},
+        "c": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "object", "x-kubernetes-map-type": "atomic"}}
+    });
+    assert_eq!(
+        kapi_apiextensions::crd::crd_warnings_on_create(&crd(v)),
+        [
+            "unrecognized format \"made-up\"",
+            "x-kubernetes-list-type: set for items of type \"object\" is not supported by server-side apply or CEL validation rules"
+        ]
+    );
+}
+
+#[test]
+fn crd_update_warns_only_about_new_unrecognized_formats_r5_28() {
+    let mut old = minimal();
+    old["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["a"] =
+        json!({"type": "string", "format": "made-up"});
+    let mut new = old.clone();
+    new["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["b"] =
+        json!({"type": "string", "format": "other"});
+    assert_eq!(
+        kapi_apiextensions::crd::crd_warnings_on_update(&crd(new), &crd(old)),
+        ["unrecognized format \"other\""]
+    );
+}

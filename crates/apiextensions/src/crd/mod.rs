@@ -6,10 +6,12 @@ pub mod internal;
 mod parts;
 mod schema;
 mod stored_versions;
+mod warnings;
 
 pub use stored_versions::{
     stored_versions_for_create, stored_versions_for_status_update, stored_versions_for_update,
 };
+pub use warnings::{crd_warnings_on_create, crd_warnings_on_update};
 
 use crate::field::{ErrorList, FieldError, FieldPath};
 use crate::validation::names::{is_dns1035_label, is_dns1123_subdomain};

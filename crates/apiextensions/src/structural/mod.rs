@@ -244,6 +244,15 @@ impl Structural {
         build::structural(schema)
     }
 
+    /// Builds the structural tree of a CRD version's `openAPIV3Schema`.
+    pub fn from_props(
+        schema: &kapi_api::apiextensions::v1::JsonSchemaProps,
+    ) -> Result<Self, BuildError> {
+        let json =
+            serde_json::to_value(schema).map_err(|e| BuildError::Malformed(e.to_string()))?;
+        build::structural(&json)
+    }
+
     /// The schema for a key of an object: its property, else `additionalProperties`' schema.
     pub fn child_for_key(&self, key: &str) -> Option<&Structural> {
         if let Some(p) = self.properties.get(key) {
