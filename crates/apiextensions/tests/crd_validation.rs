@@ -291,3 +291,17 @@ fn crd_update_warns_only_about_new_unrecognized_formats_r5_28() {
         ["unrecognized format \"other\""]
     );
 }
+
+#[test]
+fn selectable_fields_must_point_to_scalar_fields_outside_metadata_r5_26() {
+    let mut v = minimal();
+    v["spec"]["versions"][0]["selectableFields"] = json!([{"jsonPath": ".spec.size"}, {"jsonPath": ".spec"}, {"jsonPath": ".spec.nope"}, {"jsonPath": ".spec.size"}]);
+    assert_eq!(
+        messages(&validate_crd(&crd(v))),
+        [
+            r#"spec.selectableFields[1].jsonPath: Invalid value: ".spec": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."#,
+            r#"spec.selectableFields[2].jsonPath: Invalid value: ".spec.nope": is an invalid path: does not refer to a valid field"#,
+            r#"spec.selectableFields[3].jsonPath: Duplicate value: ".spec.size""#,
+        ]
+    );
+}

@@ -5,6 +5,7 @@
 pub mod internal;
 mod parts;
 mod schema;
+mod selectable;
 mod stored_versions;
 mod warnings;
 
@@ -363,8 +364,27 @@ fn validate_spec(
             &path.child("additionalPrinterColumns").index(j),
         ));
     }
+    let top_selectable = internal::top_level_selectable_fields(spec, h);
+    if !top_selectable.is_empty() {
+        let s = structural_of(
+            top_level_validation(spec, h)
+                .or_else(|| spec.versions.first().and_then(|v| v.schema.as_ref())),
+        );
+        errs.extend(selectable::validate_selectable_fields(
+            top_selectable,
+            s.as_ref(),
+            &path.child("selectableFields"),
+        ));
+    }
     errs.extend(parts::validate_conversion(spec, opts, path));
     errs
+}
+
+fn structural_of(
+    v: Option<&kapi_api::apiextensions::v1::CustomResourceValidation>,
+) -> Option<crate::structural::Structural> {
+    v.and_then(|v| v.open_api_v3_schema.as_deref())
+        .and_then(|p| crate::structural::Structural::from_props(p).ok())
 }
 
 fn validate_preserve_unknown_fields(
