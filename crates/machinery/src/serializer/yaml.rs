@@ -28,11 +28,12 @@ fn yaml_error(e: serde_saphyr::Error) -> Error {
     Error::Decode(format!("error converting YAML to JSON: {e}"))
 }
 
-/// The first YAML document as a JSON value; later documents are ignored (R2.12).
+/// The first YAML document as a JSON value; later documents are ignored (R2.12). Repeated
+/// keys pass through to the JSON map, where the last one wins.
 pub fn yaml_to_value(data: &[u8]) -> Result<serde_json::Value> {
     let docs: Vec<serde_json::Value> = serde_saphyr::from_slice_multiple_with_options(
         data,
-        parse_options(DuplicateKeyPolicy::LastWins),
+        parse_options(DuplicateKeyPolicy::PassThrough),
     )
     .map_err(yaml_error)?;
     Ok(docs.into_iter().next().unwrap_or(serde_json::Value::Null))
