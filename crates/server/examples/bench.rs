@@ -3,7 +3,7 @@
 //! Prints a Markdown table and writes JSON.
 //!
 //! `cargo run --release -p kapi-server --example bench -- --kubeconfig kapi-data/kubeconfig
-//!  [--objects 1000] [--concurrency 1,16] [--json bench.json]`
+//!  [--objects 1000] [--concurrency 1,16] [--json bench.json] [--keep true]`
 
 use futures::StreamExt;
 use kube::config::{KubeConfigOptions, Kubeconfig};
@@ -16,6 +16,7 @@ struct Args {
     objects: usize,
     concurrency: Vec<usize>,
     json: Option<String>,
+    keep: bool,
 }
 
 fn args() -> Args {
@@ -24,6 +25,7 @@ fn args() -> Args {
         objects: 1000,
         concurrency: vec![1, 16],
         json: None,
+        keep: false,
     };
     let argv: Vec<String> = std::env::args().skip(1).collect();
     for pair in argv.chunks(2) {
@@ -35,6 +37,7 @@ fn args() -> Args {
                 a.concurrency = value.split(',').filter_map(|c| c.parse().ok()).collect()
             }
             "--json" => a.json = Some(value),
+            "--keep" => a.keep = value == "true",
             other => eprintln!("ignoring unknown flag {other}"),
         }
     }
@@ -217,7 +220,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect();
         std::fs::write(path, serde_json::to_vec_pretty(&v)?)?;
     }
-    let del = http::Request::delete(format!("/api/v1/namespaces/{NS}")).body(Vec::new())?;
-    send(&client, del).await;
+    if !a.keep {
+        let del = http::Request::delete(format!("/api/v1/namespaces/{NS}")).body(Vec::new())?;
+        send(&client, del).await;
+    }
     Ok(())
 }

@@ -92,18 +92,24 @@ impl Writer {
             Transform::PartialObjectMetadata => Err(ApiError::not_acceptable_msg(
                 "you requested PartialObjectMetadata, but the requested object is a list (*v1.PartialObjectMetadataList)",
             )),
-            Transform::PartialObjectMetadataList => Ok(json!({
-                "kind": "PartialObjectMetadataList",
-                "apiVersion": self.meta_api_version(),
-                "metadata": list_meta,
-                "items": items.iter().map(|o| table::partial_object_metadata(o, self.output.transform_v1beta1)).collect::<Vec<_>>(),
-            })),
-            Transform::None => Ok(json!({
-                "kind": entry.names.list_kind,
-                "apiVersion": entry.api_version(),
-                "metadata": list_meta,
-                "items": items,
-            })),
+            Transform::PartialObjectMetadataList => {
+                let partial = items
+                    .iter()
+                    .map(|o| table::partial_object_metadata(o, self.output.transform_v1beta1))
+                    .collect();
+                Ok(table::object(vec![
+                    ("kind", Value::from("PartialObjectMetadataList")),
+                    ("apiVersion", Value::from(self.meta_api_version())),
+                    ("metadata", list_meta),
+                    ("items", Value::Array(partial)),
+                ]))
+            }
+            Transform::None => Ok(table::object(vec![
+                ("kind", Value::from(entry.names.list_kind.as_str())),
+                ("apiVersion", Value::from(entry.api_version())),
+                ("metadata", list_meta),
+                ("items", Value::Array(items)),
+            ])),
         };
         match v {
             Ok(v) => self.encode(entry, StatusCode::OK, &v),

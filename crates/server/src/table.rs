@@ -175,31 +175,48 @@ pub fn to_table(
     let rows: Vec<Value> = objects
         .iter()
         .map(|o| {
-            let mut row = json!({ "cells": conv.cells(o) });
+            let mut row = vec![("cells", Value::Array(conv.cells(o)))];
             match include_object {
                 "None" => {}
-                "Object" => row["object"] = o.clone(),
-                _ => row["object"] = partial_object_metadata(o, v1beta1),
+                "Object" => row.push(("object", o.clone())),
+                _ => row.push(("object", partial_object_metadata(o, v1beta1))),
             }
-            row
+            object(row)
         })
         .collect();
-    json!({
-        "kind": "Table",
-        "apiVersion": if v1beta1 { "meta.k8s.io/v1beta1" } else { "meta.k8s.io/v1" },
-        "metadata": list_meta,
-        "columnDefinitions": defs,
-        "rows": rows,
-    })
+    object(vec![
+        ("kind", Value::from("Table")),
+        ("apiVersion", Value::from(meta_api_version(v1beta1))),
+        ("metadata", list_meta),
+        ("columnDefinitions", Value::Array(defs)),
+        ("rows", Value::Array(rows)),
+    ])
+}
+
+/// A JSON object from owned values (`json!` would deep-copy them through `to_value`).
+pub fn object(fields: Vec<(&str, Value)>) -> Value {
+    Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
+fn meta_api_version(v1beta1: bool) -> &'static str {
+    if v1beta1 {
+        "meta.k8s.io/v1beta1"
+    } else {
+        "meta.k8s.io/v1"
+    }
 }
 
 /// `PartialObjectMetadata` of an object.
 pub fn partial_object_metadata(obj: &Value, v1beta1: bool) -> Value {
-    json!({
-        "kind": "PartialObjectMetadata",
-        "apiVersion": if v1beta1 { "meta.k8s.io/v1beta1" } else { "meta.k8s.io/v1" },
-        "metadata": obj.get("metadata").cloned().unwrap_or_else(|| json!({})),
-    })
+    let metadata = obj
+        .get("metadata")
+        .cloned()
+        .unwrap_or_else(|| Value::Object(Default::default()));
+    object(vec![
+        ("kind", Value::from("PartialObjectMetadata")),
+        ("apiVersion", Value::from(meta_api_version(v1beta1))),
+        ("metadata", metadata),
+    ])
 }
 
 #[cfg(test)]

@@ -75,7 +75,7 @@ fn frame(ctx: &Ctx, kind: &str, obj: Value) -> Option<Bytes> {
     } else {
         ctx.writer.transform_for_watch(&ctx.entry, obj)
     };
-    let event = json!({"type": kind, "object": obj});
+    let event = crate::table::object(vec![("type", Value::from(kind)), ("object", obj)]);
     match ctx.writer.output.media {
         Media::Protobuf => ctx
             .entry
