@@ -37,7 +37,7 @@ pub trait ObjectCodec: Send + Sync {
     }
 
     /// Encodes an object (or a list, meta.k8s.io types included) as Kubernetes protobuf.
-    fn encode_protobuf(&self, _obj: &Value) -> Result<Vec<u8>, ApiError> {
+    fn encode_protobuf(&self, _obj: Value) -> Result<Vec<u8>, ApiError> {
         Err(ApiError::not_acceptable(&[
             "application/json",
             "application/yaml",

@@ -74,7 +74,7 @@ impl Writer {
     /// Writes one object (after the transform the client asked for).
     pub fn object(&self, entry: &ResourceEntry, status: StatusCode, obj: Value) -> Response {
         match self.transform_object(entry, obj) {
-            Ok(v) => self.encode(entry, status, &v),
+            Ok(v) => self.encode(entry, status, v),
             Err(e) => self.error(e),
         }
     }
@@ -112,7 +112,7 @@ impl Writer {
             ])),
         };
         match v {
-            Ok(v) => self.encode(entry, StatusCode::OK, &v),
+            Ok(v) => self.encode(entry, StatusCode::OK, v),
             Err(e) => self.error(e),
         }
     }
@@ -153,11 +153,11 @@ impl Writer {
     }
 
     /// Encodes a value in the negotiated media type.
-    pub fn encode(&self, entry: &ResourceEntry, status: StatusCode, v: &Value) -> Response {
+    pub fn encode(&self, entry: &ResourceEntry, status: StatusCode, v: Value) -> Response {
         let media = self.output.media;
         let body = match media {
             Media::Protobuf => entry.codec.encode_protobuf(v),
-            _ => encode_text(v, media, self.pretty),
+            _ => encode_text(&v, media, self.pretty),
         };
         match body {
             Ok(b) => bytes_response(status, media.as_str(), b),

@@ -55,7 +55,7 @@ impl SchemeCodec {
     }
 
     /// The typed object of a JSON value, by the value's own apiVersion/kind.
-    fn typed(&self, v: &Value) -> Result<Box<dyn Object>, ApiError> {
+    fn typed(&self, v: Value) -> Result<Box<dyn Object>, ApiError> {
         let av = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
         let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
         let gvk = if kind.is_empty() {
@@ -68,7 +68,7 @@ impl SchemeCodec {
             .scheme()
             .new_object(&gvk)
             .map_err(ApiError::internal)?;
-        obj.decode_json_value(v.clone())
+        obj.decode_json_value(v)
             .map_err(|e| self.cannot_handle(e))?;
         obj.set_group_version_kind(&gvk);
         Ok(obj)
@@ -126,7 +126,7 @@ impl ObjectCodec for SchemeCodec {
     }
 
     fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, ApiError> {
-        let typed = self.typed(obj)?;
+        let typed = self.typed(obj.clone())?;
         let json = self
             .factory
             .serializer_for_media_type("application/json")
@@ -161,7 +161,7 @@ impl ObjectCodec for SchemeCodec {
         self.protobuf
     }
 
-    fn encode_protobuf(&self, obj: &Value) -> Result<Vec<u8>, ApiError> {
+    fn encode_protobuf(&self, obj: Value) -> Result<Vec<u8>, ApiError> {
         let typed = self.typed(obj)?;
         self.protobuf_encoder()?
             .encode_to_vec(typed.as_ref())
@@ -193,7 +193,7 @@ impl ObjectCodec for SchemeCodec {
             .ok_or_else(|| ApiError::internal("no protobuf stream serializer"))?;
         let stream: Arc<dyn Encoder> = info.serializer.clone();
         let encoder = WatchEncoder::new(self.protobuf_encoder()?, stream, Framing::LengthDelimited);
-        let typed = self.typed(obj)?;
+        let typed = self.typed(obj.clone())?;
         let mut out = Vec::new();
         encoder
             .encode_event(kind, typed.as_ref(), &mut out)
