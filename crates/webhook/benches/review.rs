@@ -13,6 +13,9 @@ use kapi_webhook::{ConversionReview, Converter, ReviewVersion, service};
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const OBJECTS: usize = 1000;
 
 fn object(i: usize) -> Value {

@@ -66,21 +66,25 @@ impl Converter {
         &self.scheme
     }
 
-    /// Converts one object to `desired`: typed decode, the author's conversion through the
-    /// hub, then the original metadata restored except labels and annotations (R4.27),
-    /// apiVersion set to `desired` and kind kept (R4.26).
+    /// Converts one object to `desired`: typed decode (metadata without `managedFields`), the
+    /// author's conversion through the hub, then the original metadata restored except labels
+    /// and annotations (R4.27), apiVersion set to `desired` and kind kept (R4.26).
     pub fn convert_object(
         &self,
         object: Value,
         desired: &GroupVersion,
     ) -> Result<Value, ObjectError> {
-        let Value::Object(map) = object else {
+        let Value::Object(mut map) = object else {
             return Err(ObjectError::NotAnObject);
         };
-        let original_meta = match map.get("metadata") {
-            Some(Value::Object(m)) => m.clone(),
+        let original_meta = match map.remove("metadata") {
+            Some(Value::Object(m)) => m,
             _ => Map::new(),
         };
+        map.insert(
+            "metadata".into(),
+            Value::Object(visible_metadata(&original_meta)),
+        );
         let gvk = GroupVersionKind::from_api_version_and_kind(
             str_field(&map, "apiVersion"),
             str_field(&map, "kind"),
@@ -168,6 +172,16 @@ fn parse_desired(desired: &str) -> Result<GroupVersion, String> {
         Ok(gv) if !gv.version.is_empty() => Ok(gv),
         _ => Err(format!("invalid desiredAPIVersion {desired:?}")),
     }
+}
+
+/// The metadata the author's conversion sees: all of it but `managedFields`, which are
+/// large, never the conversion's business, and restored from the input anyway.
+fn visible_metadata(original: &Map<String, Value>) -> Map<String, Value> {
+    original
+        .iter()
+        .filter(|(k, _)| k.as_str() != "managedFields")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 fn str_field<'a>(map: &'a Map<String, Value>, key: &str) -> &'a str {

@@ -6,6 +6,9 @@
 
 mod widget;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use kapi_webhook::{Converter, service, tls};
 use std::net::SocketAddr;
 use std::path::PathBuf;
