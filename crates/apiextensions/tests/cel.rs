@@ -173,3 +173,14 @@ fn cel_validator_can_be_shared_between_threads() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<CustomResourceValidator>();
 }
+
+#[test]
+fn cel_rules_reading_fields_and_the_whole_self_on_one_node_both_see_everything_r6_19() {
+    let spec = json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        "x-kubernetes-validations": [{"rule": "self.a > 0"}, {"rule": "size(self) == 2"}]});
+    assert!(errors(spec.clone(), json!({"a": 1, "b": 2}), None).is_empty());
+    assert_eq!(
+        errors(spec, json!({"a": 1}), None),
+        ["spec: Invalid value: failed rule: size(self) == 2"]
+    );
+}

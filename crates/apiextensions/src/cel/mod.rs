@@ -2,6 +2,7 @@
 //! with kube-cel: `self`, `oldSelf` transition rules, `message`, `messageExpression`,
 //! `fieldPath` and `reason`, errors worded as kube-apiserver words them.
 
+mod fields;
 mod values;
 
 pub use values::{escape_property_name, parse_go_duration};
@@ -12,7 +13,8 @@ use kube_cel::KubeCelExt;
 use kube_cel::cel::{Context, Program, Value as CelValue};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use values::to_cel;
+use std::collections::BTreeSet;
+use values::to_cel_projected;
 
 thread_local! {
     /// One context with every kube-cel function per thread; evaluations use child scopes.
@@ -33,6 +35,10 @@ struct CompiledRule {
 #[derive(Debug, Default)]
 struct RuleTree {
     rules: Vec<CompiledRule>,
+    /// Top-level fields of `self` the rules read (`None`: all of it).
+    self_fields: Option<BTreeSet<String>>,
+    /// Same for `oldSelf`.
+    old_fields: Option<BTreeSet<String>>,
     properties: BTreeMap<String, RuleTree>,
     additional: Option<Box<RuleTree>>,
     items: Option<Box<RuleTree>>,
@@ -54,13 +60,36 @@ impl RuleTree {
         if rules.is_empty() && properties.is_empty() && additional.is_none() && items.is_none() {
             return None;
         }
+        let (self_fields, old_fields) = needed_fields(&rules);
         Some(Self {
             rules,
+            self_fields,
+            old_fields,
             properties,
             additional,
             items,
         })
     }
+}
+
+fn needed_fields(rules: &[CompiledRule]) -> (Option<BTreeSet<String>>, Option<BTreeSet<String>>) {
+    let mut self_fields = Some(BTreeSet::new());
+    let mut old_fields = Some(BTreeSet::new());
+    let programs = rules.iter().flat_map(|r| {
+        r.program
+            .as_ref()
+            .ok()
+            .into_iter()
+            .chain(r.message_program.as_ref())
+    });
+    for p in programs {
+        self_fields = fields::union(self_fields, fields::selected_fields(p.expression(), "self"));
+        old_fields = fields::union(
+            old_fields,
+            fields::selected_fields(p.expression(), "oldSelf"),
+        );
+    }
+    (self_fields, old_fields)
 }
 
 fn compile_rule(rule: &ValidationRule) -> CompiledRule {
@@ -216,8 +245,8 @@ fn evaluate_rules(
     root: bool,
     errs: &mut ErrorList,
 ) {
-    let self_val = to_cel(obj, Some(s), root);
-    let old_val = old.map(|o| to_cel(o, Some(s), root));
+    let self_val = to_cel_projected(obj, Some(s), root, tree.self_fields.as_ref());
+    let old_val = old.map(|o| to_cel_projected(o, Some(s), root, tree.old_fields.as_ref()));
     BASE.with(|base| {
         let mut ctx = base.new_inner_scope();
         ctx.add_variable_from_value("self", self_val);

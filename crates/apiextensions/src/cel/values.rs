@@ -8,7 +8,7 @@ use base64::Engine;
 use kube_cel::cel::Value as CelValue;
 use kube_cel::cel::objects::{Key, Map as CelMap};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 const RESERVED: [&str; 20] = [
@@ -149,6 +149,16 @@ fn number_value(n: &serde_json::Number, schema: Option<&Structural>) -> CelValue
 
 /// Converts `v` with its schema; `is_root` limits `metadata` to name and generateName.
 pub fn to_cel(v: &Value, schema: Option<&Structural>, is_root: bool) -> CelValue {
+    to_cel_projected(v, schema, is_root, None)
+}
+
+/// Like [`to_cel`], keeping only the top-level (escaped) keys in `only` when given.
+pub fn to_cel_projected(
+    v: &Value,
+    schema: Option<&Structural>,
+    is_root: bool,
+    only: Option<&BTreeSet<String>>,
+) -> CelValue {
     match v {
         Value::Null => CelValue::Null,
         Value::Bool(b) => CelValue::Bool(*b),
@@ -173,7 +183,9 @@ pub fn to_cel(v: &Value, schema: Option<&Structural>, is_root: bool) -> CelValue
                 .is_some_and(|s| s.additional_properties.is_some() && s.properties.is_empty());
             for (k, val) in map {
                 if is_root && k == "metadata" {
-                    out.insert(Key::String(Arc::new(k.clone())), root_metadata(val));
+                    if only.is_none_or(|o| o.contains("metadata")) {
+                        out.insert(Key::String(Arc::new(k.clone())), root_metadata(val));
+                    }
                     continue;
                 }
                 let prop = schema.and_then(|s| s.properties.get(k));
@@ -187,6 +199,9 @@ pub fn to_cel(v: &Value, schema: Option<&Structural>, is_root: bool) -> CelValue
                 } else {
                     k.clone()
                 };
+                if only.is_some_and(|o| !o.contains(&key)) {
+                    continue;
+                }
                 out.insert(
                     Key::String(Arc::new(key)),
                     to_cel(val, prop.or(additional), false),
