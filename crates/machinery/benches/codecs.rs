@@ -8,8 +8,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod cpu_time;
 
 use common::*;
+use cpu_time::CpuTime;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use kapi_machinery::meta::v1::{FieldsV1, ListMeta, ManagedFieldsEntry, ObjectMeta, Time};
 use kapi_machinery::runtime::{Object, UnstructuredList};
@@ -78,7 +80,7 @@ fn list() -> ConfigMapList {
 }
 
 fn bench_format(
-    c: &mut Criterion,
+    c: &mut Criterion<CpuTime>,
     name: &str,
     codec: &(impl Encoder + Decoder),
     objects: &[(&str, &dyn Object)],
@@ -105,7 +107,7 @@ fn bench_format(
     group.finish();
 }
 
-fn codecs(c: &mut Criterion) {
+fn codecs(c: &mut Criterion<CpuTime>) {
     let s = scheme();
     let small = single(700);
     let large = single(64 * 1024 - 400);
@@ -143,7 +145,7 @@ fn codecs(c: &mut Criterion) {
     group.finish();
 }
 
-fn conversion(c: &mut Criterion) {
+fn conversion(c: &mut Criterion<CpuTime>) {
     let s: Arc<kapi_machinery::runtime::Scheme> = scheme();
     let v1 = WidgetV1 {
         metadata: ObjectMeta {
@@ -159,5 +161,9 @@ fn conversion(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, codecs, conversion);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(CpuTime);
+    targets = codecs, conversion
+}
 criterion_main!(benches);
