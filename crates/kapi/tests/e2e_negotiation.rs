@@ -262,3 +262,24 @@ async fn legacy_group_version_discovery_matches_kube_apiserver() {
         assert_eq!(find(&v1, r), find(&want, r), "{r}");
     }
 }
+
+#[tokio::test]
+async fn list_items_equal_the_objects_read_one_by_one() {
+    let kapi = with_cfg().await;
+    let (_, _, list) = kapi
+        .raw(get(
+            "/api/v1/namespaces/golden/configmaps",
+            "application/json",
+        ))
+        .await;
+    let list = json(&list);
+    assert_eq!(list["kind"], "ConfigMapList");
+    let item = &list["items"][0];
+    let (_, _, one) = kapi
+        .raw(get(
+            "/api/v1/namespaces/golden/configmaps/cfg",
+            "application/json",
+        ))
+        .await;
+    assert_eq!(item, &json(&one));
+}

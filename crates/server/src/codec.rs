@@ -31,6 +31,12 @@ pub trait ObjectCodec: Send + Sync {
             .unwrap_or_default()
     }
 
+    /// The stored JSON as this entry's response with `resourceVersion` set, when the stored
+    /// bytes are already exactly that (same version, compact JSON); `None` otherwise.
+    fn stored_json_with_resource_version(&self, _bytes: &[u8], _rv: i64) -> Option<Vec<u8>> {
+        None
+    }
+
     /// Whether [`ObjectCodec::encode_protobuf`] and [`ObjectCodec::decode_protobuf`] work.
     fn supports_protobuf(&self) -> bool {
         false
@@ -91,5 +97,41 @@ impl ObjectCodec for JsonCodec {
 
     fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, ApiError> {
         serde_json::to_vec(obj).map_err(ApiError::internal)
+    }
+}
+
+/// Inserts `"resourceVersion":"<rv>"` at the start of the top-level `metadata` of compact
+/// JSON that begins exactly with `prefix` (which must end with `"metadata":{`).
+pub fn splice_resource_version(bytes: &[u8], prefix: &[u8], rv: i64) -> Option<Vec<u8>> {
+    let rest = bytes.strip_prefix(prefix)?;
+    let mut out = Vec::with_capacity(bytes.len() + 32);
+    out.extend_from_slice(prefix);
+    out.extend_from_slice(format!("\"resourceVersion\":\"{rv}\"").as_bytes());
+    if rest.first() != Some(&b'}') {
+        out.push(b',');
+    }
+    out.extend_from_slice(rest);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splice_inserts_the_resource_version_first_in_metadata() {
+        let prefix = br#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"#;
+        let stored =
+            br#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"},"data":{"k":"v"}}"#;
+        let out = splice_resource_version(stored, prefix, 7).unwrap();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["metadata"]["resourceVersion"], "7");
+        assert_eq!(v["metadata"]["name"], "a");
+    }
+
+    #[test]
+    fn splice_refuses_other_shapes() {
+        let prefix = br#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"#;
+        assert!(splice_resource_version(br#"{"apiVersion":"v1"}"#, prefix, 1).is_none());
     }
 }

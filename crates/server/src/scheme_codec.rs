@@ -15,6 +15,8 @@ use std::sync::Arc;
 /// A codec for one (group, version, kind) stored at `storage`.
 pub struct SchemeCodec {
     factory: CodecFactory,
+    /// `{"kind":"K","apiVersion":"V","metadata":{` as the storage encoder writes it.
+    stored_prefix: Vec<u8>,
     served: GroupVersion,
     storage: GroupVersion,
     kind: String,
@@ -34,8 +36,15 @@ impl SchemeCodec {
             .new_object(&served.with_kind(kind))
             .map(|o| o.supports_protobuf())
             .unwrap_or(false);
+        let stored_prefix = format!(
+            "{{\"kind\":{},\"apiVersion\":{},\"metadata\":{{",
+            Value::from(kind),
+            Value::from(served.api_version())
+        )
+        .into_bytes();
         Self {
             factory,
+            stored_prefix,
             served,
             storage,
             kind: kind.to_owned(),
@@ -159,6 +168,14 @@ impl ObjectCodec for SchemeCodec {
 
     fn supports_protobuf(&self) -> bool {
         self.protobuf
+    }
+
+    fn stored_json_with_resource_version(&self, bytes: &[u8], rv: i64) -> Option<Vec<u8>> {
+        if self.served != self.storage {
+            return None;
+        }
+        let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        crate::codec::splice_resource_version(body, &self.stored_prefix, rv)
     }
 
     fn encode_protobuf(&self, obj: Value) -> Result<Vec<u8>, ApiError> {

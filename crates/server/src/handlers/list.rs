@@ -3,11 +3,14 @@
 
 use super::Ctx;
 use crate::meta;
+use crate::negotiate::{Media, Transform};
+use crate::respond::bytes_response;
 use crate::selectors::{Requirement, Selector, parse_fields, parse_labels};
 use crate::status::ApiError;
+use axum::http::StatusCode;
 use axum::response::Response;
 use base64::Engine;
-use kapi_storage::RangeRequest;
+use kapi_storage::{KeyValue, RangeRequest};
 use serde_json::{Value, json};
 
 /// Selectors of a list or watch.
@@ -128,6 +131,32 @@ async fn read_point(ctx: &Ctx, prefix: &str) -> Result<(Option<i64>, Option<Stri
 
 /// The objects of one list page and its list metadata.
 pub async fn collect(ctx: &Ctx, filter: &Filter) -> Result<(Vec<Value>, Value), ApiError> {
+    let (items, list_meta) = collect_items(ctx, filter, false).await?;
+    let values = items
+        .into_iter()
+        .map(|item| match item {
+            Item::Decoded(v) => Ok(v),
+            Item::Raw(kv) => ctx.decode(&kv),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((values, list_meta))
+}
+
+/// One listed object: decoded, or (unfiltered raw lists) the stored key-value.
+pub enum Item {
+    /// Stored bytes not decoded yet.
+    Raw(KeyValue),
+    /// The object.
+    Decoded(Value),
+}
+
+/// Like [`collect`]; with `raw` and no selector, objects are left undecoded.
+pub async fn collect_items(
+    ctx: &Ctx,
+    filter: &Filter,
+    raw: bool,
+) -> Result<(Vec<Item>, Value), ApiError> {
+    let raw = raw && filter.is_empty();
     let prefix = ctx.entry.collection_prefix(ctx.namespace());
     let limit: usize = ctx
         .query
@@ -154,9 +183,17 @@ pub async fn collect(ctx: &Ctx, filter: &Filter) -> Result<(Vec<Value>, Value), 
         for kv in &resp.kvs {
             examined += 1;
             start_after = Some(String::from_utf8_lossy(&kv.key).into_owned());
-            let obj = ctx.decode(kv)?;
-            if filter.matches(ctx, &obj) {
-                items.push(obj);
+            let item = if raw {
+                Item::Raw(kv.clone())
+            } else {
+                let obj = ctx.decode(kv)?;
+                if !filter.matches(ctx, &obj) {
+                    continue;
+                }
+                Item::Decoded(obj)
+            };
+            {
+                items.push(item);
                 if limit > 0 && items.len() == limit {
                     break;
                 }
@@ -192,15 +229,67 @@ fn continue_error(ctx: &Ctx, e: kapi_storage::StoreError) -> ApiError {
     ctx.store_error(e, "")
 }
 
+/// Writes a plain JSON list by splicing stored objects (no decode/encode round trip).
+fn raw_json_list(ctx: &Ctx, items: Vec<Item>, list_meta: &Value) -> Result<Vec<u8>, ApiError> {
+    let e = &ctx.entry;
+    let mut out = format!(
+        "{{\"kind\":{},\"apiVersion\":{},\"metadata\":{list_meta},\"items\":[",
+        Value::from(e.names.list_kind.as_str()),
+        Value::from(e.api_version())
+    )
+    .into_bytes();
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let spliced = match &item {
+            Item::Raw(kv) => e
+                .codec
+                .stored_json_with_resource_version(&kv.value, kv.mod_revision),
+            Item::Decoded(_) => None,
+        };
+        match (spliced, item) {
+            (Some(bytes), _) => out.extend_from_slice(&bytes),
+            (None, Item::Raw(kv)) => {
+                serde_json::to_writer(&mut out, &ctx.decode(&kv)?).map_err(ApiError::internal)?
+            }
+            (None, Item::Decoded(v)) => {
+                serde_json::to_writer(&mut out, &v).map_err(ApiError::internal)?
+            }
+        }
+    }
+    out.extend_from_slice(b"]}\n");
+    Ok(out)
+}
+
 /// GET of a collection.
 pub async fn list(ctx: &Ctx) -> Response {
+    let w = ctx.writer;
+    let raw = w.output.media == Media::Json && w.output.transform == Transform::None && !w.pretty;
     let result = async {
         let filter = Filter::from_query(ctx)?;
-        collect(ctx, &filter).await
+        collect_items(ctx, &filter, raw).await
     }
     .await;
-    match result {
-        Ok((items, list_meta)) => ctx.writer.list(&ctx.entry, items, list_meta),
+    let (items, list_meta) = match result {
+        Ok(r) => r,
+        Err(e) => return ctx.writer.error(e),
+    };
+    if raw {
+        return match raw_json_list(ctx, items, &list_meta) {
+            Ok(body) => bytes_response(StatusCode::OK, "application/json", body),
+            Err(e) => ctx.writer.error(e),
+        };
+    }
+    let values = items
+        .into_iter()
+        .map(|item| match item {
+            Item::Decoded(v) => Ok(v),
+            Item::Raw(kv) => ctx.decode(&kv),
+        })
+        .collect::<Result<Vec<_>, _>>();
+    match values {
+        Ok(values) => ctx.writer.list(&ctx.entry, values, list_meta),
         Err(e) => ctx.writer.error(e),
     }
 }
