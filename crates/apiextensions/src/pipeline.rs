@@ -161,6 +161,11 @@ impl CustomResourceSchemas {
         Ok(self.version(version)?.validator.validate(obj, old))
     }
 
+    /// Validation of a write through `/status` in the request version.
+    pub fn validate_status(&self, obj: &Value, old: Option<&Value>, version: &str) -> Result<ErrorList, PipelineError> {
+        Ok(self.version(version)?.validator.validate_status(obj, old))
+    }
+
     fn prune_to(&self, obj: &mut Value, version: &str) -> Result<(), PipelineError> {
         if !self.preserve_unknown_fields {
             prune(obj, &self.version(version)?.structural, true, false);

@@ -305,3 +305,19 @@ fn selectable_fields_must_point_to_scalar_fields_outside_metadata_r5_26() {
         ]
     );
 }
+
+#[test]
+fn status_subresource_restricts_root_schema_fields_r5_21() {
+    let mut v = minimal();
+    v["spec"]["versions"][0]["subresources"] = json!({"status": {}});
+    v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["anyOf"] =
+        json!([{"required": ["spec"]}]);
+    let errs = messages(&validate_crd(&crd(v)));
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(
+        errs[0].starts_with("spec.validation.openAPIV3Schema: Invalid value: {\"ID\":\"\""),
+        "{}",
+        errs[0]
+    );
+    assert!(errs[0].ends_with("}: only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled"), "{}", errs[0]);
+}
