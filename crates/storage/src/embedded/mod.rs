@@ -50,7 +50,7 @@ impl EmbeddedConfig {
             compaction_interval: Some(Duration::from_secs(300)),
             progress_notify_interval: Duration::from_secs(60),
             cache_size: 256 << 20,
-            watch_buffer: 1024,
+            watch_buffer: 64,
             write_queue: 16384,
         }
     }

@@ -16,7 +16,7 @@ use crate::error::{Result, StoreError};
 use crate::types::{DeleteResponse, Event, KeyValue};
 
 /// Most requests committed in one transaction.
-const MAX_BATCH: usize = 4096;
+const MAX_BATCH: usize = 1024;
 /// Longest wait for the writers of the previous batch to send their next request.
 const LINGER: std::time::Duration = std::time::Duration::from_micros(200);
 /// Log entries compacted inside a busy write batch.
