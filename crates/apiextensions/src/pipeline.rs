@@ -162,7 +162,12 @@ impl CustomResourceSchemas {
     }
 
     /// Validation of a write through `/status` in the request version.
-    pub fn validate_status(&self, obj: &Value, old: Option<&Value>, version: &str) -> Result<ErrorList, PipelineError> {
+    pub fn validate_status(
+        &self,
+        obj: &Value,
+        old: Option<&Value>,
+        version: &str,
+    ) -> Result<ErrorList, PipelineError> {
         Ok(self.version(version)?.validator.validate_status(obj, old))
     }
 

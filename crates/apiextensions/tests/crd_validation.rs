@@ -321,3 +321,50 @@ fn status_subresource_restricts_root_schema_fields_r5_21() {
     );
     assert!(errs[0].ends_with("}: only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled"), "{}", errs[0]);
 }
+
+fn with_spec_props(props: Value) -> Value {
+    let mut v = minimal();
+    v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"] =
+        props;
+    v
+}
+
+#[test]
+fn old_self_is_refused_under_uncorrelatable_lists_r5_23() {
+    let v = with_spec_props(
+        json!({"l": {"type": "array", "items": {"type": "string", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}),
+    );
+    assert_eq!(
+        messages(&validate_crd(&crd(v))),
+        [
+            r#"spec.validation.openAPIV3Schema.properties[spec].properties[l].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within spec.validation.openAPIV3Schema.properties[spec].properties[l]"#
+        ]
+    );
+}
+
+#[test]
+fn list_map_keys_must_be_required_or_defaulted_r5_20() {
+    let v = with_spec_props(
+        json!({"ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+        "items": {"type": "object", "properties": {"name": {"type": "string"}}}}}),
+    );
+    assert_eq!(
+        messages(&validate_crd(&crd(v))),
+        [
+            "spec.validation.openAPIV3Schema.properties[spec].properties[ports].items.properties[name].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property"
+        ]
+    );
+}
+
+#[test]
+fn multi_line_rule_needs_a_message_r5_23() {
+    let v = with_spec_props(
+        json!({"n": {"type": "integer", "x-kubernetes-validations": [{"rule": "self > 0 &&\nself < 10"}]}}),
+    );
+    assert_eq!(
+        messages(&validate_crd(&crd(v))),
+        [
+            "spec.validation.openAPIV3Schema.properties[spec].properties[n].x-kubernetes-validations[0].message: Required value: message must be specified if rule contains line breaks"
+        ]
+    );
+}

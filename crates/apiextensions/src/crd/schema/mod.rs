@@ -9,8 +9,12 @@ use crate::validation::validate_openapi;
 use kapi_api::apiextensions::v1::{
     CustomResourceDefinitionVersion, CustomResourceValidation, JsonSchemaProps,
 };
-use kube_cel::cel::Program;
 use serde_json::{Map, Value};
+
+mod root_fields;
+mod rules;
+
+use root_fields::root_fields_with_status;
 
 const TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];
 const META_FIELDS: [&str; 3] = ["metadata", "kind", "apiVersion"];
@@ -49,6 +53,7 @@ pub(crate) fn validate_validation(
         ));
     }
     let mut init_errs = ErrorList::new();
+    let mut cel_ok = false;
     match Structural::from_json(&json) {
         Err(e) => init_errs.push(FieldError::invalid(
             &root,
@@ -58,8 +63,9 @@ pub(crate) fn validate_validation(
         Ok(s) => {
             let structural = validate_structural(&root, &s);
             if structural.is_empty() {
-                errs.extend(validate_defaults(&s, &root));
-                errs.extend(validate_cel_rules(&s, &root));
+                let defaults = validate_defaults(&s, &root);
+                cel_ok = defaults.is_empty();
+                errs.extend(defaults);
             } else {
                 errs.extend(structural);
             }
@@ -67,6 +73,7 @@ pub(crate) fn validate_validation(
     }
     let mut walker = Walker {
         errs: ErrorList::new(),
+        cel_errs: ErrorList::new(),
     };
     walker.walk(
         &json,
@@ -75,10 +82,15 @@ pub(crate) fn validate_validation(
             allow_defaults: true,
             defaults_reason: String::new(),
             inside_meta: false,
+            uncorrelatable: None,
         },
         true,
     );
     errs.extend(walker.errs);
+    // CEL is only compiled when the schema is structural and its defaults are valid.
+    if cel_ok {
+        errs.extend(walker.cel_errs);
+    }
     if errs.is_empty() {
         errs.extend(init_errs);
     }
@@ -90,10 +102,13 @@ struct Ctx {
     allow_defaults: bool,
     defaults_reason: String,
     inside_meta: bool,
+    /// The highest list or map whose elements cannot be correlated with their old selves.
+    uncorrelatable: Option<FieldPath>,
 }
 
 struct Walker {
     errs: ErrorList,
+    cel_errs: ErrorList,
 }
 
 fn nonempty(o: &Map<String, Value>, k: &str) -> bool {
@@ -183,8 +198,13 @@ impl Walker {
             self.walk(ap, &path.child("additionalProperties"), sub, false);
         }
         let embedded = o.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true));
+        let map_type = o.get("x-kubernetes-map-type").and_then(Value::as_str);
+        let map_correlatable = matches!(map_type, None | Some("granular") | Some("atomic"));
         for (k, p) in props.into_iter().flatten() {
             let mut sub = ctx.clone();
+            if !map_correlatable && sub.uncorrelatable.is_none() {
+                sub.uncorrelatable = Some(path.clone());
+            }
             if (is_root || embedded) && META_FIELDS.contains(&k.as_str()) {
                 sub.inside_meta = true;
                 if is_root {
@@ -209,9 +229,17 @@ impl Walker {
             }
         }
         if let Some(items) = o.get("items").filter(|i| i.is_object()) {
-            self.walk(items, &path.child("items"), ctx.clone(), false);
+            let mut sub = ctx.clone();
+            let is_map_list =
+                o.get("x-kubernetes-list-type").and_then(Value::as_str) == Some("map");
+            if !is_map_list && sub.uncorrelatable.is_none() {
+                sub.uncorrelatable = Some(path.clone());
+            }
+            self.walk(items, &path.child("items"), sub, false);
         }
         self.extensions(o, path);
+        self.list_map(o, path);
+        self.rules(o, path, &ctx);
     }
 
     fn extensions(&mut self, o: &Map<String, Value>, path: &FieldPath) {
@@ -330,193 +358,4 @@ fn check_defaults(s: &Structural, path: &FieldPath, errs: &mut ErrorList) {
     if let Some(crate::structural::AdditionalProperties::Schema(ap)) = &s.additional_properties {
         check_defaults(ap, &path.child("additionalProperties"), errs);
     }
-}
-
-/// Rules must be present and compile; messages must be one line (R5.23).
-fn validate_cel_rules(s: &Structural, path: &FieldPath) -> ErrorList {
-    let mut errs = ErrorList::new();
-    check_rules(s, path, &mut errs);
-    errs
-}
-
-fn check_rules(s: &Structural, path: &FieldPath, errs: &mut ErrorList) {
-    for (i, r) in s.validations.iter().enumerate() {
-        let at = path.child("x-kubernetes-validations").index(i);
-        if r.rule.trim().is_empty() {
-            errs.push(FieldError::required(
-                &at.child("rule"),
-                "rule is not specified",
-            ));
-        } else if let Err(e) = Program::compile(&r.rule) {
-            errs.push(FieldError::invalid(
-                &at.child("rule"),
-                Value::String(r.rule.clone()),
-                format!("compilation failed: {e}"),
-            ));
-        }
-        if r.message.contains(['\n', '\r']) {
-            errs.push(FieldError::invalid(
-                &at.child("message"),
-                Value::String(r.message.clone()),
-                "message must not contain line breaks",
-            ));
-        } else if !r.message.is_empty() && r.message.trim().is_empty() {
-            errs.push(FieldError::invalid(
-                &at.child("message"),
-                Value::String(r.message.clone()),
-                "message must be non-empty if specified",
-            ));
-        }
-        if r.message.is_empty() && r.rule.contains(['\n', '\r']) {
-            errs.push(FieldError::required(
-                &at.child("message"),
-                "message must be specified if rule contains line breaks",
-            ));
-        }
-        if let Some(reason) = &r.reason
-            && ![
-                "FieldValueInvalid",
-                "FieldValueForbidden",
-                "FieldValueRequired",
-                "FieldValueDuplicate",
-            ]
-            .contains(&reason.as_str())
-        {
-            let supported = [
-                "FieldValueDuplicate",
-                "FieldValueForbidden",
-                "FieldValueInvalid",
-                "FieldValueRequired",
-            ]
-            .map(String::from);
-            errs.push(FieldError::not_supported(
-                &at.child("reason"),
-                Value::String(reason.clone()),
-                &supported,
-            ));
-        }
-    }
-    for (k, p) in &s.properties {
-        check_rules(p, &path.child("properties").key(k), errs);
-    }
-    if let Some(items) = &s.items {
-        check_rules(items, &path.child("items"), errs);
-    }
-    if let Some(crate::structural::AdditionalProperties::Schema(ap)) = &s.additional_properties {
-        check_rules(ap, &path.child("additionalProperties"), errs);
-    }
-}
-
-const ALLOWED_AT_ROOT_WITH_STATUS: [&str; 22] = [
-    "Description",
-    "Type",
-    "Format",
-    "Title",
-    "Maximum",
-    "ExclusiveMaximum",
-    "Minimum",
-    "ExclusiveMinimum",
-    "MaxLength",
-    "MinLength",
-    "Pattern",
-    "MaxItems",
-    "MinItems",
-    "UniqueItems",
-    "MultipleOf",
-    "Required",
-    "Items",
-    "Properties",
-    "ExternalDocs",
-    "Example",
-    "XPreserveUnknownFields",
-    "XValidations",
-];
-
-/// The root schema's non-zero fields, by their Go names in struct order.
-fn set_root_fields(p: &JsonSchemaProps) -> Vec<&'static str> {
-    let fields: [(&str, bool); 44] = [
-        ("ID", !p.id.is_empty()),
-        ("Schema", !p.schema.is_empty()),
-        ("Ref", p.r#ref.is_some()),
-        ("Description", !p.description.is_empty()),
-        ("Type", !p.r#type.is_empty()),
-        ("Nullable", p.nullable),
-        ("Format", !p.format.is_empty()),
-        ("Title", !p.title.is_empty()),
-        ("Default", p.default.is_some()),
-        ("Maximum", p.maximum.is_some()),
-        ("ExclusiveMaximum", p.exclusive_maximum),
-        ("Minimum", p.minimum.is_some()),
-        ("ExclusiveMinimum", p.exclusive_minimum),
-        ("MaxLength", p.max_length.is_some()),
-        ("MinLength", p.min_length.is_some()),
-        ("Pattern", !p.pattern.is_empty()),
-        ("MaxItems", p.max_items.is_some()),
-        ("MinItems", p.min_items.is_some()),
-        ("UniqueItems", p.unique_items),
-        ("MultipleOf", p.multiple_of.is_some()),
-        ("Enum", !p.r#enum.is_empty()),
-        ("MaxProperties", p.max_properties.is_some()),
-        ("MinProperties", p.min_properties.is_some()),
-        ("Required", !p.required.is_empty()),
-        ("Items", p.items.is_some()),
-        ("AllOf", !p.all_of.is_empty()),
-        ("OneOf", !p.one_of.is_empty()),
-        ("AnyOf", !p.any_of.is_empty()),
-        ("Not", p.not.is_some()),
-        ("Properties", !p.properties.is_empty()),
-        ("AdditionalProperties", p.additional_properties.is_some()),
-        ("PatternProperties", !p.pattern_properties.is_empty()),
-        ("Dependencies", !p.dependencies.is_empty()),
-        ("AdditionalItems", p.additional_items.is_some()),
-        ("Definitions", !p.definitions.is_empty()),
-        ("ExternalDocs", p.external_docs.is_some()),
-        ("Example", p.example.is_some()),
-        (
-            "XPreserveUnknownFields",
-            p.x_preserve_unknown_fields.is_some(),
-        ),
-        ("XEmbeddedResource", p.x_embedded_resource),
-        ("XIntOrString", p.x_int_or_string),
-        ("XListMapKeys", !p.x_list_map_keys.is_empty()),
-        ("XListType", p.x_list_type.is_some()),
-        ("XMapType", p.x_map_type.is_some()),
-        ("XValidations", !p.x_validations.is_empty()),
-    ];
-    fields
-        .into_iter()
-        .filter(|(_, set)| *set)
-        .map(|(n, _)| n)
-        .collect()
-}
-
-/// With the status subresource, the root may only use fields that survive extracting
-/// `properties.status` (R5.21); the first offending field is reported, as upstream does.
-fn root_fields_with_status(p: &JsonSchemaProps, path: &FieldPath) -> ErrorList {
-    for name in set_root_fields(p) {
-        if name == "Type" {
-            if p.r#type != "object" {
-                return vec![FieldError::invalid(
-                    &path.child("openAPIV3Schema.type"),
-                    Value::String(p.r#type.clone()),
-                    "only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled",
-                )];
-            }
-            continue;
-        }
-        if !ALLOWED_AT_ROOT_WITH_STATUS.contains(&name) {
-            let mut rendered = String::new();
-            super::internal::render_schema(&mut rendered, p);
-            let detail = format!(
-                "only [{}] fields are allowed at the root of the schema if the status subresource is enabled",
-                ALLOWED_AT_ROOT_WITH_STATUS.join(" ")
-            );
-            return vec![FieldError::invalid_rendered(
-                &path.child("openAPIV3Schema"),
-                rendered,
-                detail,
-            )];
-        }
-    }
-    ErrorList::new()
 }
