@@ -47,27 +47,12 @@ fn needs_escape(b: u8) -> bool {
     matches!(b, b'<' | b'>' | b'&' | 0xE2)
 }
 
-const LOW_BITS: u64 = 0x0101_0101_0101_0101;
-const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-
-/// True when some byte of the 8 in `x` equals `b` (SWAR zero-byte test).
-fn word_has(x: u64, b: u8) -> bool {
-    let y = x ^ (u64::from(b) * LOW_BITS);
-    y.wrapping_sub(LOW_BITS) & !y & HIGH_BITS != 0
-}
-
-/// True when any byte needs Go's extra escaping; eight bytes per step.
+/// True when any byte needs Go's extra escaping. No early exit, so the compiler turns the
+/// comparisons into SIMD over the whole string.
 fn any_needs_escape(bytes: &[u8]) -> bool {
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
-        if word_has(x, b'<') || word_has(x, b'>') || word_has(x, b'&') || word_has(x, 0xE2) {
-            return true;
-        }
-    }
-    chunks.remainder().iter().copied().any(needs_escape)
+    bytes.iter().fold(false, |found, &b| {
+        found | (b == b'<') | (b == b'>') | (b == b'&') | (b == 0xE2)
+    })
 }
 
 /// True when raw JSON text can be copied as is in compact output: no whitespace outside
