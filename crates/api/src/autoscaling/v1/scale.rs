@@ -1,5 +1,5 @@
 //! autoscaling/v1 Scale: the `/scale` subresource of scalable resources (and of custom
-//! resources with a scale subresource).
+//! resources with a scale subresource, R8.17).
 
 use crate::meta::ObjectMeta;
 use crate::serde_util::{is_zero_i32, null_default};

@@ -1,5 +1,5 @@
 //! Registration of core/v1: kinds, defaults (pkg/apis/core/v1/defaults.go) and field
-//! labels for field selectors (pkg/apis/core/v1/conversion.go).
+//! labels for field selectors (pkg/apis/core/v1/conversion.go; others get the R1.16 default).
 
 use super::{
     ConfigMap, ConfigMapList, Event, EventList, Namespace, NamespaceList, SECRET_TYPE_OPAQUE,
