@@ -53,6 +53,7 @@ macro_rules! suite {
             watch::watch_request_progress_reports_the_current_revision,
             watch::watch_with_progress_notify_reports_progress_while_idle,
             watch::many_watchers_each_see_every_event,
+            watch::watchers_started_during_concurrent_writes_see_every_revision_once,
             compaction::reads_before_the_compacted_revision_fail_with_compacted,
             compaction::reads_at_and_after_the_compacted_revision_still_work,
             compaction::watch_from_before_the_compacted_revision_fails_with_compacted,

@@ -149,3 +149,63 @@ pub async fn many_watchers_each_see_every_event(store: &dyn Store) {
         assert_eq!(seen, revisions);
     }
 }
+
+pub async fn watchers_started_during_concurrent_writes_see_every_revision_once(store: &dyn Store) {
+    let first = store
+        .put(b"/v/start", b"x".to_vec())
+        .await
+        .unwrap()
+        .mod_revision;
+    let mut from_start = store
+        .watch(WatchRequest::prefix("/v/").from_revision(first))
+        .await
+        .unwrap();
+    let writes = (0..8).map(|writer| async move {
+        let mut last = 0;
+        for i in 0..50 {
+            let key = format!("/v/{writer}/{i}");
+            last = store
+                .put(key.as_bytes(), b"x".to_vec())
+                .await
+                .unwrap()
+                .mod_revision;
+        }
+        last
+    });
+    let mut midway = None;
+    let all = futures::future::join_all(writes);
+    let watch_midway = async {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        midway = Some(store.watch(WatchRequest::prefix("/v/")).await.unwrap());
+    };
+    let (lasts, ()) = tokio::join!(all, watch_midway);
+    let end = lasts.into_iter().max().unwrap();
+    let seen: Vec<i64> = next_events(&mut from_start, 401)
+        .await
+        .iter()
+        .map(Event::revision)
+        .collect();
+    assert_eq!(
+        seen,
+        (first..=end).collect::<Vec<_>>(),
+        "every revision once, in order"
+    );
+    let mut midway = midway.unwrap();
+    let mut previous = None;
+    // The mid-way watcher starts at some revision; from there it must see every revision once.
+    loop {
+        let events = match next_message(&mut midway).await {
+            WatchResponse::Events(events) => events,
+            WatchResponse::Progress { .. } => continue,
+        };
+        for event in events {
+            if let Some(previous) = previous {
+                assert_eq!(event.revision(), previous + 1, "gap or duplicate");
+            }
+            previous = Some(event.revision());
+        }
+        if previous == Some(end) {
+            break;
+        }
+    }
+}
