@@ -1,6 +1,7 @@
 //! Converting a 1 000-object ConversionReview (v1alpha1 → v1beta1 Widgets, shaped like the
 //! objects kube-apiserver sent in golden/crd/webhook-exchange-list.json) in process: through
-//! the Converter alone, and through the axum service (router, body, JSON in and out).
+//! the Converter alone, and through the axum service (router, body, JSON in and out); and,
+//! as the floor, parsing and writing the same review without converting.
 
 #[path = "../src/bin/widget-webhook/widget.rs"]
 #[allow(dead_code)]
@@ -60,6 +61,12 @@ fn bench(c: &mut Criterion) {
     let body = review_body();
     let mut group = c.benchmark_group("webhook_review_1000");
     group.throughput(Throughput::Elements(OBJECTS as u64));
+    group.bench_function("baseline_json_parse_and_write", |b| {
+        b.iter(|| {
+            let review: ConversionReview = serde_json::from_slice(&body).expect("parses");
+            serde_json::to_vec(&review).expect("writes")
+        })
+    });
     group.bench_function("converter_json", |b| {
         b.iter(|| converter.review_json(&body).expect("converts"))
     });
