@@ -283,3 +283,24 @@ async fn list_items_equal_the_objects_read_one_by_one() {
         .await;
     assert_eq!(item, &json(&one));
 }
+
+#[tokio::test]
+async fn protobuf_list_has_the_list_type_meta_of_the_golden() {
+    let kapi = with_cfg().await;
+    let pb = "application/vnd.kubernetes.protobuf";
+    let (status, headers, body) = kapi
+        .raw(get("/api/v1/namespaces/golden/configmaps", pb))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(headers["content-type"], pb);
+    let golden_pb = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/e2e_golden/configmap-list.pb"
+    ))
+    .unwrap();
+    assert_eq!(
+        &body[..26],
+        &golden_pb[..26],
+        "envelope and v1/ConfigMapList type meta"
+    );
+}

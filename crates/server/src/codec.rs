@@ -50,6 +50,12 @@ pub trait ObjectCodec: Send + Sync {
         ]))
     }
 
+    /// Encodes JSON bytes of an object or list as Kubernetes protobuf.
+    fn encode_protobuf_from_json(&self, json: &[u8]) -> Result<Vec<u8>, ApiError> {
+        let value = serde_json::from_slice(json).map_err(ApiError::internal)?;
+        self.encode_protobuf(value)
+    }
+
     /// Encodes one length-delimited protobuf watch frame of event `kind` carrying `obj`.
     fn encode_watch_frame_protobuf(&self, _kind: &str, _obj: &Value) -> Result<Vec<u8>, ApiError> {
         Err(ApiError::not_acceptable(&[

@@ -185,6 +185,32 @@ impl ObjectCodec for SchemeCodec {
             .map_err(machinery_error)
     }
 
+    fn encode_protobuf_from_json(&self, json: &[u8]) -> Result<Vec<u8>, ApiError> {
+        // Only the leading kind/apiVersion are read; the rest decodes straight into the type.
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct TypeMeta {
+            #[serde(default)]
+            api_version: String,
+            #[serde(default)]
+            kind: String,
+        }
+        let tm: TypeMeta = serde_json::from_slice(json).map_err(ApiError::internal)?;
+        let gvk = GroupVersionKind::from_api_version_and_kind(&tm.api_version, &tm.kind);
+        let mut typed = self
+            .factory
+            .scheme()
+            .new_object(&gvk)
+            .map_err(ApiError::internal)?;
+        typed
+            .decode_json(json, false)
+            .map_err(|e| self.cannot_handle(e))?;
+        typed.set_group_version_kind(&gvk);
+        self.protobuf_encoder()?
+            .encode_to_vec(typed.as_ref())
+            .map_err(machinery_error)
+    }
+
     fn decode_protobuf(&self, body: &[u8]) -> Result<Value, ApiError> {
         let decoded = self
             .factory

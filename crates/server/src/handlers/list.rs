@@ -100,7 +100,11 @@ async fn read_point(ctx: &Ctx, prefix: &str) -> Result<(Option<i64>, Option<Stri
             ));
         }
         let (rev, start) = decode_continue(token)?;
-        return Ok((Some(rev), Some(format!("{prefix}{start}"))));
+        // Nothing was written since the first page: the latest state is that revision, and
+        // reading it is cheaper than reading history.
+        let current = ctx.state.store.current_revision().await.ok();
+        let rev = (current != Some(rev)).then_some(rev);
+        return Ok((rev, Some(format!("{prefix}{start}"))));
     }
     if rv.is_empty() || rv == "0" {
         return Ok((None, None));
@@ -265,7 +269,10 @@ fn raw_json_list(ctx: &Ctx, items: Vec<Item>, list_meta: &Value) -> Result<Vec<u
 /// GET of a collection.
 pub async fn list(ctx: &Ctx) -> Response {
     let w = ctx.writer;
-    let raw = w.output.media == Media::Json && w.output.transform == Transform::None && !w.pretty;
+    let plain = w.output.transform == Transform::None;
+    let raw_json = plain && w.output.media == Media::Json && !w.pretty;
+    let raw_protobuf = plain && w.output.media == Media::Protobuf;
+    let raw = raw_json || raw_protobuf;
     let result = async {
         let filter = Filter::from_query(ctx)?;
         collect_items(ctx, &filter, raw).await
@@ -276,8 +283,15 @@ pub async fn list(ctx: &Ctx) -> Response {
         Err(e) => return ctx.writer.error(e),
     };
     if raw {
-        return match raw_json_list(ctx, items, &list_meta) {
-            Ok(body) => bytes_response(StatusCode::OK, "application/json", body),
+        let body = raw_json_list(ctx, items, &list_meta).and_then(|json| {
+            if raw_protobuf {
+                ctx.entry.codec.encode_protobuf_from_json(&json)
+            } else {
+                Ok(json)
+            }
+        });
+        return match body {
+            Ok(body) => bytes_response(StatusCode::OK, w.output.media.as_str(), body),
             Err(e) => ctx.writer.error(e),
         };
     }
