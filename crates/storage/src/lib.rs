@@ -28,6 +28,7 @@ pub mod embedded;
 mod error;
 pub mod etcd;
 mod keys;
+mod open;
 mod store;
 mod types;
 
@@ -36,6 +37,7 @@ pub use embedded::{EmbeddedConfig, EmbeddedStore};
 pub use error::{Result, StoreError};
 pub use etcd::{EtcdConfig, EtcdStore, EtcdTls};
 pub use keys::prefix_end;
+pub use open::{StoreConfig, open_store};
 pub use store::{BoxWatchStream, ProgressRequester, Store, WatchStream};
 pub use types::{
     DeleteResponse, Event, KeyValue, RangeRequest, RangeResponse, WatchRequest, WatchResponse,

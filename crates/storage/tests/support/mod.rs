@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use kapi_storage::{
-    EmbeddedConfig, EmbeddedStore, EtcdConfig, EtcdStore, Event, Store, WatchResponse, WatchStream,
+    EmbeddedConfig, EtcdConfig, Event, Store, StoreConfig, WatchResponse, WatchStream, open_store,
 };
 
 use etcd_process::EtcdProcess;
@@ -29,7 +29,7 @@ pub async fn embedded() -> Harness {
     let mut config = EmbeddedConfig::new(dir.path());
     config.compaction_interval = None;
     config.progress_notify_interval = Duration::from_secs(1);
-    let store = EmbeddedStore::open(config).unwrap();
+    let store = open_store(StoreConfig::Embedded(config)).await.unwrap();
     Harness {
         store,
         _guard: Box::new(dir),
@@ -40,9 +40,13 @@ pub async fn embedded() -> Harness {
 pub async fn etcd() -> Harness {
     let process = EtcdProcess::start().await;
     let config = EtcdConfig::new([process.client_url.clone()]).with_prefix("/kapi-test");
-    let store = EtcdStore::connect(config).await.unwrap();
+    let config = StoreConfig::Etcd {
+        config,
+        compaction_interval: None,
+    };
+    let store = open_store(config).await.unwrap();
     Harness {
-        store: Arc::new(store),
+        store,
         _guard: Box::new(process),
     }
 }
