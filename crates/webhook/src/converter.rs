@@ -92,6 +92,8 @@ impl Converter {
         if gvk.kind.is_empty() || gvk.version.is_empty() {
             return Err(ObjectError::MissingTypeMeta);
         }
+        // Unstructured → typed through the Scheme's factory, moving the map in;
+        // `Scheme::from_unstructured` would copy the object twice.
         let mut typed = self.scheme.new_object(&gvk)?;
         typed.decode_json_value(Value::Object(map))?;
         typed.set_group_version_kind(&gvk);
