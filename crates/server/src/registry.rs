@@ -227,6 +227,46 @@ pub fn storage_version_hash(group: &str, version: &str, kind: &str) -> String {
 mod tests {
     use super::*;
 
+    fn leases() -> Vec<ResourceEntry> {
+        crate::builtin::json_entries("/registry")
+            .into_iter()
+            .filter(|e| e.names.plural == "leases")
+            .collect()
+    }
+
+    #[test]
+    fn upsert_and_remove_swap_tables_while_old_snapshots_stay_valid() {
+        let registry = Registry::new();
+        registry.upsert(leases());
+        let before = registry.snapshot();
+        registry.remove_resource("coordination.k8s.io", "leases");
+        assert!(before.get("coordination.k8s.io", "v1", "leases").is_some());
+        assert!(
+            registry
+                .snapshot()
+                .get("coordination.k8s.io", "v1", "leases")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn groups_list_preferred_version_first() {
+        let registry = Registry::new();
+        registry.upsert(crate::builtin::json_entries("/registry"));
+        let groups = registry.snapshot().groups();
+        assert_eq!(groups[0].0, "");
+        assert!(groups.iter().any(|(g, _)| g == "coordination.k8s.io"));
+    }
+
+    #[test]
+    fn keys_follow_kube_apiserver_layout() {
+        let entries = leases();
+        assert_eq!(
+            entries[0].key(Some("ns"), "l"),
+            "/registry/coordination.k8s.io/leases/ns/l"
+        );
+    }
+
     #[test]
     fn storage_version_hash_matches_kube_apiserver_for_configmaps() {
         assert_eq!(storage_version_hash("", "v1", "ConfigMap"), "qFsyl6wFWjQ=");
