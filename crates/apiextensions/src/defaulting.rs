@@ -19,6 +19,9 @@ fn additional_schema(s: &Structural) -> Option<&Structural> {
 /// of its property's default; then every key is defaulted recursively, including
 /// `additionalProperties` values and array items (R6.9).
 pub fn apply_defaults(x: &mut Value, s: &Structural) {
+    if !s.defaults_below {
+        return;
+    }
     match x {
         Value::Object(map) => {
             for (k, prop) in &s.properties {

@@ -236,6 +236,8 @@ pub struct Structural {
     pub(crate) embedded_below: bool,
     /// Whether a list-type set/map exists here or below (computed by `from_json`).
     pub(crate) list_semantics_here_or_below: bool,
+    /// Whether a `default` exists below this node (computed by `from_json`).
+    pub(crate) defaults_below: bool,
 }
 
 impl Structural {
@@ -287,7 +289,11 @@ impl Structural {
             .any(|c| c.embedded_resource || c.embedded_below);
         let here = matches!(self.list_type.as_deref(), Some("set" | "map"));
         let lists = here || self.children().any(|c| c.list_semantics_here_or_below);
+        let defaults = self
+            .children()
+            .any(|c| c.default.is_some() || c.defaults_below);
         self.embedded_below = embedded;
         self.list_semantics_here_or_below = lists;
+        self.defaults_below = defaults;
     }
 }
