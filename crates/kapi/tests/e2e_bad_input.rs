@@ -204,3 +204,15 @@ async fn unknown_path_is_plain_404_page_not_found() {
     assert_eq!(headers["content-type"], "text/plain; charset=utf-8");
     assert_eq!(body, b"404 page not found\n");
 }
+
+#[tokio::test]
+async fn invalid_label_value_is_422_and_stores_nothing() {
+    let kapi = golden_ns().await;
+    let body = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"l","labels":{"app":"bad value"}}}"#;
+    let (status, _, resp) = kapi.raw(post(CM_PATH, "application/json", body)).await;
+    assert_eq!(status, 422);
+    let v = json(&resp);
+    assert_eq!(v["reason"], "Invalid");
+    assert_eq!(v["details"]["causes"][0]["field"], "metadata.labels");
+    assert_eq!(stored_configmaps(&kapi).await, 0);
+}

@@ -226,8 +226,107 @@ pub fn validate_name(rule: NameRule, obj: &Value) -> Vec<StatusCause> {
         .collect()
 }
 
+const QUALIFIED_NAME_MSG: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, non-empty.
+fn is_qualified_part(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+}
+
+/// Problems of a label or annotation key (a qualified name: optional DNS-subdomain prefix
+/// and `/`, then a name part of at most 63 characters).
+fn key_problems(key: &str) -> Vec<String> {
+    let (prefix, name) = match key.split_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, key),
+    };
+    let mut out = Vec::new();
+    if name.is_empty() {
+        out.push("name part must be non-empty".to_owned());
+    } else {
+        if name.len() > 63 {
+            out.push("name part must be no more than 63 characters".to_owned());
+        }
+        if !is_qualified_part(name) {
+            out.push(QUALIFIED_NAME_MSG.to_owned());
+        }
+    }
+    if let Some(p) = prefix {
+        if p.is_empty() {
+            out.push("prefix part must be non-empty".to_owned());
+        } else if !p.split('.').all(is_label) || p.len() > 253 {
+            out.push(format!("prefix part {SUBDOMAIN_MSG}"));
+        }
+    }
+    out
+}
+
+fn invalid(field: &str, value: &str, problem: String) -> StatusCause {
+    StatusCause {
+        reason: "FieldValueInvalid".into(),
+        message: format!(
+            "Invalid value: {}: {problem}",
+            Value::String(value.to_owned())
+        ),
+        field: field.into(),
+    }
+}
+
+/// Validates `metadata.labels` (keys and values) and `metadata.annotations` keys.
+pub fn validate_labels_and_annotations(obj: &Value) -> Vec<StatusCause> {
+    let mut causes = Vec::new();
+    for (k, v) in meta::labels(obj) {
+        for p in key_problems(k) {
+            causes.push(invalid("metadata.labels", k, p));
+        }
+        if v.len() > 63 {
+            causes.push(invalid(
+                "metadata.labels",
+                v,
+                "must be no more than 63 characters".into(),
+            ));
+        }
+        if !v.is_empty() && !is_qualified_part(v) {
+            causes.push(invalid("metadata.labels", v, LABEL_VALUE_MSG.into()));
+        }
+    }
+    let annotations = meta::meta(obj)
+        .and_then(|m| m.get("annotations"))
+        .and_then(Value::as_object);
+    for k in annotations.into_iter().flat_map(|a| a.keys()) {
+        for p in key_problems(k) {
+            causes.push(invalid("metadata.annotations", k, p));
+        }
+    }
+    causes
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn label_value_with_a_space_is_invalid() {
+        let obj = serde_json::json!({"metadata": {"labels": {"app": "bad value"}}});
+        let c = validate_labels_and_annotations(&obj);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].field, "metadata.labels");
+        assert!(
+            c[0].message
+                .starts_with("Invalid value: \"bad value\": a valid label")
+        );
+    }
+
+    #[test]
+    fn prefixed_label_keys_are_valid() {
+        let obj = serde_json::json!({"metadata": {"labels": {"app.kubernetes.io/name": "web"}, "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}"}}});
+        assert!(validate_labels_and_annotations(&obj).is_empty());
+    }
+
     use super::*;
 
     #[test]

@@ -52,6 +52,7 @@ fn invalid(ctx: &Ctx, obj: &Value, causes: Vec<crate::status::StatusCause>) -> A
 /// Validation shared by create and update: name, then the strategy's own rules.
 pub fn validate(ctx: &Ctx, obj: &Value) -> Result<(), ApiError> {
     let mut causes = validate_name(ctx.entry.strategy.name_rule(), obj);
+    causes.extend(crate::strategy::validate_labels_and_annotations(obj));
     causes.extend(ctx.entry.strategy.validate(obj));
     if causes.is_empty() {
         Ok(())
