@@ -179,3 +179,29 @@ async fn watch_of_a_named_object_sees_only_that_object() {
         .collect();
     assert_eq!(names, ["x"]);
 }
+
+#[tokio::test]
+async fn namespace_finalize_sets_only_spec_finalizers() {
+    let kapi = Kapi::start().await;
+    kapi.kubectl_ok(&["create", "namespace", "fin"]);
+    let (_, _, body) = kapi
+        .raw(
+            http::Request::get("/api/v1/namespaces/fin")
+                .body(Vec::new())
+                .unwrap(),
+        )
+        .await;
+    let mut ns = e2e_support::json(&body);
+    ns["spec"]["finalizers"] = serde_json::json!([]);
+    ns["metadata"]["labels"]["extra"] = "ignored".into();
+    let req = http::Request::put("/api/v1/namespaces/fin/finalize")
+        .header("content-type", "application/json")
+        .body(serde_json::to_vec(&ns).unwrap())
+        .unwrap();
+    let (status, _, body) = kapi.raw(req).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let after = e2e_support::json(&body);
+    let finalizers = after["spec"]["finalizers"].as_array();
+    assert!(finalizers.is_none_or(|f| f.is_empty()), "{after}");
+    assert!(after["metadata"]["labels"].get("extra").is_none());
+}

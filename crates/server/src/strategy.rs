@@ -47,6 +47,12 @@ pub trait Strategy: Send + Sync {
         Vec::new()
     }
 
+    /// Prepares an update through a subresource other than `status` (e.g. a Namespace's
+    /// `finalize`): `new` becomes what may be stored. Returns false when not handled.
+    fn prepare_subresource_update(&self, _sub: &str, _new: &mut Value, _old: &Value) -> bool {
+        false
+    }
+
     /// Whether deleting an object first empties the namespace it names (Namespaces).
     fn on_delete_finalizes_content(&self) -> bool {
         false
@@ -160,6 +166,28 @@ impl Strategy for NamespaceStrategy {
     }
 
     fn on_delete_finalizes_content(&self) -> bool {
+        true
+    }
+
+    /// `finalize` only sets `spec.finalizers`.
+    fn prepare_subresource_update(&self, sub: &str, new: &mut Value, old: &Value) -> bool {
+        if sub != "finalize" {
+            return false;
+        }
+        let finalizers = meta::nested(new, &["spec", "finalizers"]).cloned();
+        let mut merged = old.clone();
+        if let Some(map) = merged.as_object_mut() {
+            let spec = map
+                .entry("spec")
+                .or_insert_with(|| Value::Object(Default::default()));
+            if let Some(spec) = spec.as_object_mut() {
+                match finalizers {
+                    Some(f) => spec.insert("finalizers".into(), f),
+                    None => spec.remove("finalizers"),
+                };
+            }
+        }
+        *new = merged;
         true
     }
 }

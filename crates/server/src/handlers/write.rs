@@ -139,6 +139,12 @@ pub async fn create(ctx: &Ctx, body: Body) -> Response {
 /// Carries server-owned fields from `old` into `new` and applies the status rules of the
 /// main resource or the `status` subresource (R8.14).
 pub fn prepare_update(ctx: &Ctx, new: &mut Value, old: &Value) {
+    if let Some(sub) = ctx.info.subresource.as_deref()
+        && sub != "status"
+        && ctx.entry.strategy.prepare_subresource_update(sub, new, old)
+    {
+        return;
+    }
     let status_sub = ctx.info.subresource.as_deref() == Some("status");
     if status_sub {
         let status = new.get("status").cloned();
