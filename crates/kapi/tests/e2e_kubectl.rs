@@ -293,3 +293,41 @@ async fn kubectl_explain_finds_the_kind() {
     let out = kapi.kubectl_ok(&["explain", "configmap"]);
     assert!(out.contains("KIND:       ConfigMap"), "{out}");
 }
+
+#[tokio::test]
+async fn client_side_apply_merges_finalizers_strategically() {
+    let kapi = Kapi::start().await;
+    let with = |fs: &str| {
+        CM.replace(
+            "  labels: {app: web}\n",
+            &format!("  labels: {{app: web}}\n  finalizers: [{fs}]\n"),
+        )
+    };
+    kapi.kubectl_ok(&[
+        "apply",
+        "-f",
+        &manifest(&kapi, "a.yaml", &with("example.com/a")),
+    ]);
+    kapi.kubectl_ok(&[
+        "apply",
+        "-f",
+        &manifest(&kapi, "ab.yaml", &with("example.com/a, example.com/b")),
+    ]);
+    let finalizers = |kapi: &Kapi| {
+        json(
+            kapi.kubectl_ok(&["get", "cm", "cm1", "-o", "json"])
+                .as_bytes(),
+        )["metadata"]["finalizers"]
+            .clone()
+    };
+    assert_eq!(
+        finalizers(&kapi),
+        serde_json::json!(["example.com/a", "example.com/b"])
+    );
+    kapi.kubectl_ok(&[
+        "apply",
+        "-f",
+        &manifest(&kapi, "b.yaml", &with("example.com/b")),
+    ]);
+    assert_eq!(finalizers(&kapi), serde_json::json!(["example.com/b"]));
+}

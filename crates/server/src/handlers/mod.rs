@@ -6,6 +6,7 @@ pub mod delete;
 pub mod list;
 pub mod patch;
 pub mod read;
+pub mod strategic;
 pub mod watch;
 pub mod write;
 

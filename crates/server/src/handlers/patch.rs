@@ -1,6 +1,5 @@
-//! PATCH: JSON patch (RFC 6902), merge patch (RFC 7386), strategic merge patch (merge
-//! semantics with the SMP directives removed), and server-side apply (create-or-merge of the
-//! applied configuration). Conflicts are retried when the patch carries no resourceVersion.
+//! PATCH: JSON patch (RFC 6902), merge patch (RFC 7386), strategic merge patch (see
+//! `strategic.rs`), and server-side apply (managed fields, conflicts). Conflicts are retried when the patch carries no resourceVersion.
 
 use super::Ctx;
 use super::body::read_limited;
@@ -46,17 +45,6 @@ fn patch_type(ctx: &Ctx) -> Result<PatchType, ApiError> {
         "application/strategic-merge-patch+json" => Ok(PatchType::Strategic),
         "application/apply-patch+yaml" => Ok(PatchType::Apply),
         _ => Err(ApiError::unsupported_media_type(&ACCEPTED)),
-    }
-}
-
-/// Removes strategic-merge-patch directives (`$patch`, `$setElementOrder/…`, `$retainKeys`,
-/// `$deleteFromPrimitiveList/…`) so the rest applies as a merge patch.
-fn strip_directives(v: &mut Value) {
-    if let Some(map) = v.as_object_mut() {
-        map.retain(|k, _| !k.starts_with('$'));
-        for child in map.values_mut() {
-            strip_directives(child);
-        }
     }
 }
 
@@ -109,11 +97,7 @@ fn apply_patch(kind: PatchType, patch: &Value, current: &Value) -> Result<Value,
             })?;
         }
         PatchType::Merge => json_patch::merge(&mut doc, patch),
-        PatchType::Strategic => {
-            let mut p = patch.clone();
-            strip_directives(&mut p);
-            json_patch::merge(&mut doc, &p);
-        }
+        PatchType::Strategic => super::strategic::apply(&mut doc, patch, ""),
         PatchType::Apply => apply_merge(&mut doc, patch),
     }
     Ok(doc)

@@ -1,0 +1,126 @@
+//! The storage codec of a custom resource version: JSON on disk in whatever version the
+//! object was written at; reads convert through the CRD's converter and prune/default
+//! (R4.12), writes convert to the current storage version (R4.11), request bodies are
+//! coerced, pruned and defaulted in the request version (R4.8).
+
+use super::run_now;
+use crate::codec::ObjectCodec;
+use crate::status::{ApiError, StatusCause};
+use kapi_apiextensions::{CoerceError, CustomResourceSchemas, PipelineError, unknown_field_messages};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Codec of one served version of a CRD.
+pub struct CrCodec {
+    schemas: Arc<CustomResourceSchemas>,
+    group: String,
+    version: String,
+    kind: String,
+}
+
+impl CrCodec {
+    /// A codec serving `group/version` objects of `kind` through `schemas`.
+    pub fn new(schemas: Arc<CustomResourceSchemas>, group: &str, version: &str, kind: &str) -> Self {
+        Self {
+            schemas,
+            group: group.to_owned(),
+            version: version.to_owned(),
+            kind: kind.to_owned(),
+        }
+    }
+
+    fn api_version(&self) -> String {
+        format!("{}/{}", self.group, self.version)
+    }
+
+    /// Maps a request-side pipeline error: malformed metadata is 400 (R4.8), an invalid
+    /// embedded resource 422.
+    fn request_error(&self, obj: &Value, e: PipelineError) -> ApiError {
+        match e {
+            PipelineError::Coerce(CoerceError::Invalid(fe)) => ApiError::invalid(
+                &self.group,
+                &self.kind,
+                crate::meta::name(obj),
+                super::causes(std::slice::from_ref(&fe)),
+            ),
+            PipelineError::Coerce(other) => ApiError::bad_request(format!(
+                "{} in version \"{}\" cannot be handled as a {}: {other}",
+                self.kind, self.version, self.kind
+            )),
+            other => ApiError::internal(other),
+        }
+    }
+}
+
+impl ObjectCodec for CrCodec {
+    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, ApiError> {
+        let obj: Value = serde_json::from_slice(bytes)
+            .map_err(|e| ApiError::internal(format!("decoding stored object: {e}")))?;
+        run_now(self.schemas.from_storage(obj, &self.version)).map_err(ApiError::internal)
+    }
+
+    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, ApiError> {
+        let stored = run_now(self.schemas.to_storage(obj.clone())).map_err(ApiError::internal)?;
+        serde_json::to_vec(&stored).map_err(ApiError::internal)
+    }
+
+    fn normalize(&self, mut obj: Value) -> Result<Value, ApiError> {
+        match self.schemas.decode_request(&mut obj, &self.version, false) {
+            Ok(_) => Ok(obj),
+            Err(e) => Err(self.request_error(&obj, e)),
+        }
+    }
+
+    fn field_problems(&self, json: &[u8]) -> Vec<String> {
+        let Ok((mut obj, dups)) = crate::json_dups::parse_with_duplicates(json) else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = dups
+            .iter()
+            .map(|p| format!("duplicate field \"{p}\""))
+            .collect();
+        if let Ok(unknown) = self.schemas.decode_request(&mut obj, &self.version, true) {
+            out.extend(unknown_field_messages(&unknown));
+        }
+        out
+    }
+
+    fn check_type(&self, kind: &str, api_version: &str) -> Option<ApiError> {
+        let want = self.api_version();
+        if !api_version.is_empty() && api_version != want {
+            return Some(ApiError::bad_request(format!(
+                "the API version in the data ({api_version}) does not match the expected API version ({want})"
+            )));
+        }
+        if !kind.is_empty() && kind != self.kind {
+            return Some(ApiError::bad_request(format!(
+                "the kind in the data ({kind}) does not match the expected kind ({})",
+                self.kind
+            )));
+        }
+        None
+    }
+}
+
+/// Causes of a custom-resource validation (OpenAPI, then CEL) in `version`.
+pub fn validation_causes(
+    schemas: &CustomResourceSchemas,
+    obj: &Value,
+    old: Option<&Value>,
+    version: &str,
+    status_only: bool,
+) -> Vec<StatusCause> {
+    let errs = if status_only {
+        schemas.validate_status(obj, old, version)
+    } else {
+        schemas.validate(obj, old, version)
+    };
+    match errs {
+        Ok(errs) => super::causes(&errs),
+        Err(e) => vec![StatusCause {
+            reason: "InternalError".into(),
+            message: e.to_string(),
+            field: String::new(),
+        }],
+    }
+}

@@ -1,0 +1,67 @@
+//! The strategy of a custom resource version: status subresource rules, validation through
+//! the CRD's schema and CEL rules (R4.10, old object for transition rules), selectableFields
+//! as field labels, the deprecation warning, and no strategic merge patch (415).
+
+use super::codec::validation_causes;
+use crate::meta;
+use crate::status::StatusCause;
+use crate::strategy::Strategy;
+use kapi_apiextensions::CustomResourceSchemas;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Strategy of one served version of a CRD.
+pub struct CrStrategy {
+    /// The CRD's compiled schemas.
+    pub schemas: Arc<CustomResourceSchemas>,
+    /// The version this entry serves.
+    pub version: String,
+    /// Whether the version has a `status` subresource.
+    pub status: bool,
+    /// `selectableFields`: the selector key (`spec.color`) and its path.
+    pub selectable: Vec<(String, Vec<String>)>,
+    /// The version's deprecation warning, when deprecated.
+    pub warning: Option<String>,
+}
+
+impl Strategy for CrStrategy {
+    fn has_status(&self) -> bool {
+        self.status
+    }
+
+    fn tracks_generation(&self) -> bool {
+        true
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<StatusCause> {
+        validation_causes(&self.schemas, obj, None, &self.version, false)
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value, subresource: Option<&str>) -> Vec<StatusCause> {
+        let status_only = subresource == Some("status");
+        validation_causes(&self.schemas, new, Some(old), &self.version, status_only)
+    }
+
+    fn field_labels(&self, obj: &Value) -> Vec<(String, String)> {
+        self.selectable
+            .iter()
+            .map(|(label, path)| {
+                let path: Vec<&str> = path.iter().map(String::as_str).collect();
+                let value = match meta::nested(obj, &path) {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Null) | None => String::new(),
+                    Some(other) => other.to_string(),
+                };
+                (label.clone(), value)
+            })
+            .collect()
+    }
+
+    fn supports_strategic_merge_patch(&self) -> bool {
+        false
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warning.iter().cloned().collect()
+    }
+}

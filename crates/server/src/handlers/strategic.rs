@@ -1,0 +1,192 @@
+//! Strategic merge patch for built-in kinds: merge-patch semantics, plus lists merged by
+//! their patch strategy (primitive sets like `metadata.finalizers`, lists keyed by a merge
+//! key like `ownerReferences[uid]` or `status.conditions[type]`) and the directives
+//! `$patch`, `$setElementOrder/…`, `$deleteFromPrimitiveList/…` and `$retainKeys`.
+
+use serde_json::{Map, Value};
+
+/// How a list field merges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListMerge {
+    /// A set of scalars (`patchStrategy: merge` on `[]string`).
+    Primitive,
+    /// Objects identified by this key.
+    Key(&'static str),
+}
+
+/// Patch strategies of the lists of the built-in kinds (by dotted path).
+pub fn builtin_list_merge(path: &str) -> Option<ListMerge> {
+    match path {
+        "metadata.finalizers" => Some(ListMerge::Primitive),
+        "metadata.ownerReferences" => Some(ListMerge::Key("uid")),
+        "status.conditions" => Some(ListMerge::Key("type")),
+        _ => None,
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn strip(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| !k.starts_with('$'))
+                .map(|(k, v)| (k.clone(), strip(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(strip).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Applies `patch` to `doc` at `path`.
+pub fn apply(doc: &mut Value, patch: &Value, path: &str) {
+    let Some(pmap) = patch.as_object() else {
+        *doc = strip(patch);
+        return;
+    };
+    if !doc.is_object() {
+        *doc = Value::Object(Map::new());
+    }
+    for (k, pv) in pmap.iter().filter(|(k, _)| !k.starts_with('$')) {
+        let child = join(path, k);
+        let Some(map) = doc.as_object_mut() else {
+            return;
+        };
+        if pv.is_null() {
+            map.remove(k);
+            continue;
+        }
+        let directive = pv.get("$patch").and_then(Value::as_str);
+        match (directive, map.get_mut(k)) {
+            (Some("delete"), _) => {
+                map.remove(k);
+            }
+            (Some("replace"), _) => {
+                map.insert(k.clone(), strip(pv));
+            }
+            (_, Some(existing)) if existing.is_object() && pv.is_object() => {
+                apply(existing, pv, &child)
+            }
+            (_, Some(Value::Array(existing))) if pv.is_array() => {
+                match builtin_list_merge(&child) {
+                    Some(how) => merge_list(existing, pv.as_array().map_or(&[][..], |a| a), how),
+                    None => *existing = strip(pv).as_array().cloned().unwrap_or_default(),
+                }
+            }
+            _ => {
+                map.insert(k.clone(), strip(pv));
+            }
+        }
+    }
+    apply_directives(doc, pmap, path);
+}
+
+fn merge_list(existing: &mut Vec<Value>, patch: &[Value], how: ListMerge) {
+    match how {
+        ListMerge::Primitive => {
+            for v in patch {
+                if !existing.contains(v) {
+                    existing.push(v.clone());
+                }
+            }
+        }
+        ListMerge::Key(key) => {
+            for item in patch {
+                let id = item.get(key);
+                let pos = existing
+                    .iter()
+                    .position(|e| e.get(key) == id && id.is_some());
+                match (item.get("$patch").and_then(Value::as_str), pos) {
+                    (Some("delete"), Some(i)) => {
+                        existing.remove(i);
+                    }
+                    (Some("delete"), None) => {}
+                    (_, Some(i)) => apply(&mut existing[i], item, ""),
+                    (_, None) => existing.push(strip(item)),
+                }
+            }
+        }
+    }
+}
+
+fn apply_directives(doc: &mut Value, pmap: &Map<String, Value>, path: &str) {
+    let Some(map) = doc.as_object_mut() else {
+        return;
+    };
+    for (k, v) in pmap {
+        if let Some(field) = k.strip_prefix("$deleteFromPrimitiveList/")
+            && let (Some(Value::Array(list)), Some(remove)) = (map.get_mut(field), v.as_array())
+        {
+            list.retain(|x| !remove.contains(x));
+        }
+    }
+    for (k, v) in pmap {
+        if let Some(field) = k.strip_prefix("$setElementOrder/")
+            && let (Some(Value::Array(list)), Some(order)) = (map.get_mut(field), v.as_array())
+        {
+            let key = match builtin_list_merge(&join(path, field)) {
+                Some(ListMerge::Key(key)) => Some(key),
+                _ => None,
+            };
+            let rank = |x: &Value| {
+                let id = key.map_or(Some(x), |k| x.get(k));
+                order
+                    .iter()
+                    .position(|o| Some(key.map_or(o, |k| o.get(k).unwrap_or(o))) == id)
+                    .unwrap_or(usize::MAX)
+            };
+            list.sort_by_key(rank);
+        }
+    }
+    if let Some(Value::Array(keep)) = pmap.get("$retainKeys") {
+        map.retain(|k, _| keep.iter().any(|x| x.as_str() == Some(k)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn finalizers_merge_as_a_set_in_the_given_order() {
+        let mut doc = json!({"metadata": {"finalizers": ["a"]}});
+        let patch =
+            json!({"metadata": {"$setElementOrder/finalizers": ["a", "b"], "finalizers": ["b"]}});
+        apply(&mut doc, &patch, "");
+        assert_eq!(doc["metadata"]["finalizers"], json!(["a", "b"]));
+    }
+
+    #[test]
+    fn delete_from_primitive_list_removes_values() {
+        let mut doc = json!({"metadata": {"finalizers": ["a", "b"]}});
+        let patch = json!({"metadata": {"$deleteFromPrimitiveList/finalizers": ["a"]}});
+        apply(&mut doc, &patch, "");
+        assert_eq!(doc["metadata"]["finalizers"], json!(["b"]));
+    }
+
+    #[test]
+    fn conditions_merge_by_type() {
+        let mut doc = json!({"status": {"conditions": [{"type": "A", "status": "False"}, {"type": "B", "status": "True"}]}});
+        let patch = json!({"status": {"conditions": [{"type": "A", "status": "True"}, {"type": "B", "$patch": "delete"}]}});
+        apply(&mut doc, &patch, "");
+        assert_eq!(
+            doc["status"]["conditions"],
+            json!([{"type": "A", "status": "True"}])
+        );
+    }
+
+    #[test]
+    fn other_lists_are_replaced_and_null_deletes() {
+        let mut doc = json!({"spec": {"metrics": [1, 2], "x": 1}});
+        apply(&mut doc, &json!({"spec": {"metrics": [3], "x": null}}), "");
+        assert_eq!(doc, json!({"spec": {"metrics": [3]}}));
+    }
+}
