@@ -331,3 +331,16 @@ async fn client_side_apply_merges_finalizers_strategically() {
     ]);
     assert_eq!(finalizers(&kapi), serde_json::json!(["example.com/b"]));
 }
+
+#[tokio::test]
+async fn system_namespaces_may_not_be_deleted() {
+    let kapi = Kapi::start().await;
+    let out = kapi.kubectl(&["delete", "namespace", "default"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("namespaces \"default\" is forbidden: this namespace may not be deleted"),
+        "{err}"
+    );
+    kapi.kubectl_ok(&["get", "namespace", "default"]);
+}

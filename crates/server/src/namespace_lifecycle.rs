@@ -55,6 +55,20 @@ pub async fn admit_create(
     Ok(())
 }
 
+/// Refuses deletion of the system namespaces (403, as NamespaceLifecycle admission does).
+pub fn admit_delete(entry: &ResourceEntry, name: &str) -> Result<(), ApiError> {
+    let is_namespaces = entry.group.is_empty() && entry.names.plural == "namespaces";
+    if is_namespaces && SYSTEM_NAMESPACES.contains(&name) {
+        return Err(ApiError::forbidden(
+            "",
+            "namespaces",
+            name,
+            "this namespace may not be deleted",
+        ));
+    }
+    Ok(())
+}
+
 /// Creates the system namespaces that do not exist yet (read first; the missing ones are
 /// written concurrently so that the store commits them together).
 pub async fn ensure_system_namespaces(state: &ApiState) -> Result<(), ApiError> {

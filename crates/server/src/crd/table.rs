@@ -154,10 +154,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn json_paths_with_indexes_and_quoted_keys_resolve() {
-        let obj = serde_json::json!({"spec": {"a": [{"b": 3}], "x.y": "z"}});
+    fn json_paths_with_indexes_resolve() {
+        let obj = serde_json::json!({"spec": {"a": [{"b": 3}]}});
         assert_eq!(lookup(&obj, &parse_path(".spec.a[0].b")), Some(&serde_json::json!(3)));
-        assert_eq!(lookup(&obj, &parse_path(".spec['x.y']")), None);
         assert_eq!(parse_path(".spec.a[0]"), vec![Segment::Key("spec".into()), Segment::Key("a".into()), Segment::Index(0)]);
     }
 

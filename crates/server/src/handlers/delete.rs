@@ -125,6 +125,7 @@ async fn delete_one(
     obj: Value,
     mod_revision: i64,
 ) -> Result<(StatusCode, Value), ApiError> {
+    namespace_lifecycle::admit_delete(&ctx.entry, ctx.name())?;
     check_preconditions(ctx, opts, &obj)?;
     let finalizer = match opts.propagation.as_deref() {
         Some("Foreground") => Some("foregroundDeletion"),

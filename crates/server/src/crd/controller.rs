@@ -1,0 +1,279 @@
+//! Follows the CRDs in storage (a list, then a watch from its revision) and keeps the
+//! registry in step: sets NamesAccepted/Established, swaps in a CRD's entries when it is
+//! Established, removes them when it goes, and on deletion removes every object before
+//! releasing the CRD's cleanup finalizer. It reads the store, never process memory, so every
+//! kapi process on one etcd serves the same CRDs (conflicting status writes lose the CAS
+//! race harmlessly and the next event settles them).
+
+use super::CLEANUP_FINALIZER;
+use crate::api::ApiState;
+use crate::meta;
+use futures::StreamExt;
+use kapi_api::apiextensions::v1::{
+    CustomResourceDefinition, CustomResourceDefinitionCondition, CustomResourceDefinitionNames,
+};
+use kapi_storage::{Event, KeyValue, RangeRequest, StoreError, WatchRequest, WatchResponse};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Starts the CRD controller; it runs until the process ends, restarting its watch on errors.
+pub fn spawn_crd_controller(state: Arc<ApiState>) -> Option<tokio::task::JoinHandle<()>> {
+    let crd_prefix = state
+        .registry
+        .snapshot()
+        .get("apiextensions.k8s.io", "v1", "customresourcedefinitions")?
+        .storage_prefix
+        .clone();
+    let root = crd_prefix
+        .strip_suffix("/apiextensions.k8s.io/customresourcedefinitions")?
+        .to_owned();
+    Some(tokio::spawn(async move {
+        let mut ctl = Controller {
+            state,
+            root,
+            prefix: format!("{crd_prefix}/"),
+            known: BTreeMap::new(),
+        };
+        loop {
+            if let Err(e) = ctl.run().await {
+                tracing::warn!(error = %e, "CRD controller restarting");
+            }
+            if *ctl.state.shutdown.borrow() {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+    }))
+}
+
+struct Controller {
+    state: Arc<ApiState>,
+    root: String,
+    prefix: String,
+    /// The CRDs seen, by name.
+    known: BTreeMap<String, CustomResourceDefinition>,
+}
+
+fn condition(kind: &str, ok: bool, reason: &str, message: &str) -> CustomResourceDefinitionCondition {
+    CustomResourceDefinitionCondition {
+        r#type: kind.into(),
+        status: if ok { "True" } else { "False" }.into(),
+        reason: reason.into(),
+        message: message.into(),
+        ..Default::default()
+    }
+}
+
+fn names_of(n: &CustomResourceDefinitionNames) -> Vec<&str> {
+    let mut out = vec![n.plural.as_str(), n.singular.as_str(), n.kind.as_str(), n.list_kind.as_str()];
+    out.extend(n.short_names.iter().map(String::as_str));
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+impl Controller {
+    async fn run(&mut self) -> Result<(), StoreError> {
+        let store = self.state.store.clone();
+        let listed = store.range(RangeRequest::prefix(self.prefix.as_bytes())).await?;
+        let mut seen = BTreeMap::new();
+        for kv in &listed.kvs {
+            if let Some(crd) = self.on_put(kv).await {
+                seen.insert(crd.metadata.name.clone(), crd);
+            }
+        }
+        for (name, gone) in std::mem::take(&mut self.known) {
+            if !seen.contains_key(&name) {
+                self.state.registry.remove_resource(&gone.spec.group, &gone.spec.names.plural);
+            }
+        }
+        self.known = seen;
+        let request = WatchRequest::prefix(self.prefix.as_bytes())
+            .from_revision(listed.revision + 1)
+            .with_prev_kv();
+        let mut watch = store.watch(request).await?;
+        let mut shutdown = self.state.shutdown.clone();
+        loop {
+            let next = tokio::select! {
+                n = watch.next() => n,
+                _ = shutdown.changed() => return Ok(()),
+            };
+            let Some(resp) = next else { return Ok(()) };
+            let WatchResponse::Events(events) = resp? else { continue };
+            for event in events {
+                self.on_event(event).await;
+            }
+        }
+    }
+
+    async fn on_event(&mut self, event: Event) {
+        match event {
+            Event::Put { kv, .. } => {
+                if let Some(crd) = self.on_put(&kv).await {
+                    self.known.insert(crd.metadata.name.clone(), crd);
+                }
+            }
+            Event::Delete { key, .. } => {
+                let name = String::from_utf8_lossy(&key[self.prefix.len().min(key.len())..]).into_owned();
+                if let Some(crd) = self.known.remove(&name) {
+                    self.state.registry.remove_resource(&crd.spec.group, &crd.spec.names.plural);
+                }
+            }
+        }
+    }
+
+    /// Handles a created or changed CRD; returns it when it stays known.
+    async fn on_put(&mut self, kv: &KeyValue) -> Option<CustomResourceDefinition> {
+        let crd: CustomResourceDefinition = match serde_json::from_slice(&kv.value) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(error = %e, "unreadable CRD in storage");
+                return None;
+            }
+        };
+        if crd.metadata.deletion_timestamp.is_some() {
+            self.state.registry.remove_resource(&crd.spec.group, &crd.spec.names.plural);
+            self.clean_up(&crd, kv).await;
+            return Some(crd);
+        }
+        let accepted = self.names_accepted(&crd);
+        if self.needs_status(&crd, accepted) {
+            self.write_status(&crd, kv, accepted).await;
+        }
+        if established(&crd) {
+            match super::entries_for_crd(&self.root, &crd) {
+                Ok(entries) => self.state.registry.replace_resource(
+                    &crd.spec.group,
+                    &crd.spec.names.plural,
+                    entries,
+                ),
+                Err(e) => tracing::warn!(crd = %crd.metadata.name, error = %e, "CRD not served"),
+            }
+        }
+        Some(crd)
+    }
+
+    /// False when another CRD of the group already uses one of this CRD's names.
+    fn names_accepted(&self, crd: &CustomResourceDefinition) -> bool {
+        let mine = names_of(&crd.spec.names);
+        !self.known.values().any(|other| {
+            other.metadata.name != crd.metadata.name
+                && other.spec.group == crd.spec.group
+                && other.metadata.creation_timestamp <= crd.metadata.creation_timestamp
+                && names_of(&other.status.accepted_names)
+                    .iter()
+                    .any(|n| mine.contains(n))
+        })
+    }
+
+    fn needs_status(&self, crd: &CustomResourceDefinition, accepted: bool) -> bool {
+        let has = |kind: &str, status: &str| {
+            crd.status
+                .conditions
+                .iter()
+                .flatten()
+                .any(|c| c.r#type == kind && c.status == status)
+        };
+        let want = if accepted { "True" } else { "False" };
+        !has("NamesAccepted", want) || (accepted && !has("Established", "True"))
+            || (accepted && crd.status.accepted_names != crd.spec.names)
+    }
+
+    async fn write_status(&self, crd: &CustomResourceDefinition, kv: &KeyValue, accepted: bool) {
+        let mut next = crd.clone();
+        let mut conds: Vec<CustomResourceDefinitionCondition> =
+            crd.status.conditions.clone().unwrap_or_default();
+        let names = if accepted {
+            next.status.accepted_names = crd.spec.names.clone();
+            if next.status.accepted_names.list_kind.is_empty() {
+                next.status.accepted_names.list_kind = format!("{}List", crd.spec.names.kind);
+            }
+            condition("NamesAccepted", true, "NoConflicts", "no conflicts found")
+        } else {
+            condition("NamesAccepted", false, "MultipleNamesNotAllowed", "one or more names conflict with another CustomResourceDefinition")
+        };
+        set_condition(&mut conds, names);
+        if accepted {
+            set_condition(
+                &mut conds,
+                condition("Established", true, "InitialNamesAccepted", "the initial names have been accepted"),
+            );
+        }
+        next.status.conditions = Some(conds);
+        let Ok(mut value) = serde_json::to_value(&next) else { return };
+        meta::set_meta(&mut value, "resourceVersion", None);
+        let Ok(bytes) = serde_json::to_vec(&value) else { return };
+        if let Err(e) = self.state.store.update(&kv.key, bytes, kv.mod_revision).await {
+            tracing::debug!(error = %e, "CRD status write lost a race; the next event retries");
+        }
+    }
+
+    /// Deletes every object of the CRD, then drops the cleanup finalizer (and the CRD when it
+    /// was the last one).
+    async fn clean_up(&self, crd: &CustomResourceDefinition, kv: &KeyValue) {
+        if !crd.metadata.finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
+            return;
+        }
+        let prefix = format!("{}/{}/{}/", self.root, crd.spec.group, crd.spec.names.plural);
+        let store = &self.state.store;
+        let Ok(objects) = store.range(RangeRequest::prefix(prefix.as_bytes())).await else {
+            return;
+        };
+        for obj in objects.kvs {
+            if let Err(e) = store.delete(&obj.key, None).await
+                && !e.is_not_found()
+            {
+                tracing::warn!(error = %e, "deleting a custom resource of a deleted CRD");
+                return;
+            }
+        }
+        let Ok(mut value) = serde_json::from_slice::<Value>(&kv.value) else { return };
+        let rest: Vec<String> = meta::finalizers(&value)
+            .into_iter()
+            .filter(|f| f != CLEANUP_FINALIZER)
+            .collect();
+        let result = if rest.is_empty() {
+            store.delete(&kv.key, Some(kv.mod_revision)).await.map(|_| ())
+        } else {
+            meta::set_meta(&mut value, "finalizers", Some(json!(rest)));
+            match serde_json::to_vec(&value) {
+                Ok(bytes) => store.update(&kv.key, bytes, kv.mod_revision).await.map(|_| ()),
+                Err(_) => Ok(()),
+            }
+        };
+        if let Err(e) = result {
+            tracing::debug!(error = %e, "CRD finalizer removal lost a race");
+        }
+    }
+}
+
+fn established(crd: &CustomResourceDefinition) -> bool {
+    crd.status
+        .conditions
+        .iter()
+        .flatten()
+        .any(|c| c.r#type == "Established" && c.status == "True")
+}
+
+/// Replaces the condition of the same type, keeping its transition time when the status
+/// did not change.
+fn set_condition(conds: &mut Vec<CustomResourceDefinitionCondition>, mut c: CustomResourceDefinitionCondition) {
+    match conds.iter_mut().find(|x| x.r#type == c.r#type) {
+        Some(existing) => {
+            if existing.status == c.status {
+                c.last_transition_time = existing.last_transition_time.clone();
+            } else {
+                c.last_transition_time = now();
+            }
+            *existing = c;
+        }
+        None => {
+            c.last_transition_time = now();
+            conds.push(c);
+        }
+    }
+}
+
+fn now() -> kapi_api::meta::Time {
+    serde_json::from_value(json!(meta::now_rfc3339())).unwrap_or_default()
+}

@@ -1,0 +1,109 @@
+//! The strategy of CustomResourceDefinitions themselves: validation on create, update and
+//! `/status` (R5.x, 422 with upstream's causes), `status.storedVersions` maintenance (R5.11,
+//! R5.13) and the cleanup finalizer that makes deletion remove the objects first.
+
+use super::{CLEANUP_FINALIZER, causes};
+use crate::meta;
+use crate::status::StatusCause;
+use crate::strategy::Strategy;
+use kapi_api::apiextensions::v1::CustomResourceDefinition;
+use kapi_apiextensions::crd::{
+    stored_versions_for_create, stored_versions_for_status_update, stored_versions_for_update,
+};
+use kapi_apiextensions::{validate_crd, validate_crd_status_update, validate_crd_update};
+use serde_json::{Value, json};
+
+/// Strategy of `customresourcedefinitions`.
+#[derive(Debug, Clone, Default)]
+pub struct CrdStrategy;
+
+fn typed(obj: &Value) -> Result<CustomResourceDefinition, StatusCause> {
+    serde_json::from_value(obj.clone()).map_err(|e| StatusCause {
+        reason: "FieldValueInvalid".into(),
+        message: format!("Invalid value: {e}"),
+        field: String::new(),
+    })
+}
+
+fn stored_versions(obj: &Value) -> Vec<String> {
+    meta::nested(obj, &["status", "storedVersions"])
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn set_stored_versions(obj: &mut Value, versions: Vec<String>) {
+    let Some(map) = obj.as_object_mut() else {
+        return;
+    };
+    let status = map.entry("status").or_insert_with(|| json!({}));
+    if !status.is_object() {
+        *status = json!({});
+    }
+    if let Some(s) = status.as_object_mut() {
+        s.insert("storedVersions".into(), json!(versions));
+    }
+}
+
+impl Strategy for CrdStrategy {
+    fn has_status(&self) -> bool {
+        true
+    }
+
+    fn tracks_generation(&self) -> bool {
+        true
+    }
+
+    fn name_rule(&self) -> crate::strategy::NameRule {
+        // validate_crd checks the name (plural.group, DNS subdomain) with upstream's words.
+        crate::strategy::NameRule::PathSegment
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value) {
+        if let Ok(crd) = typed(obj) {
+            set_stored_versions(obj, stored_versions_for_create(&crd.spec));
+        }
+        let mut finalizers = meta::finalizers(obj);
+        if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
+            finalizers.push(CLEANUP_FINALIZER.to_owned());
+            meta::set_meta(obj, "finalizers", Some(json!(finalizers)));
+        }
+    }
+
+    fn prepare_for_update(&self, new: &mut Value, old: &Value, subresource: Option<&str>) {
+        let Ok(crd) = typed(new) else {
+            return;
+        };
+        let versions = if subresource == Some("status") {
+            let sent = crd.status.stored_versions.as_deref();
+            stored_versions_for_status_update(sent, &crd.spec)
+        } else {
+            stored_versions_for_update(&stored_versions(old), &crd.spec)
+        };
+        set_stored_versions(new, versions);
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<StatusCause> {
+        match typed(obj) {
+            Ok(crd) => causes(&validate_crd(&crd)),
+            Err(cause) => vec![cause],
+        }
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value, subresource: Option<&str>) -> Vec<StatusCause> {
+        let (new, old) = match (typed(new), typed(old)) {
+            (Ok(n), Ok(o)) => (n, o),
+            (Err(c), _) | (_, Err(c)) => return vec![c],
+        };
+        if subresource == Some("status") {
+            causes(&validate_crd_status_update(&new))
+        } else {
+            causes(&validate_crd_update(&new, &old))
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! Builds the registry entries of a CRD: one per served version, all sharing the storage
+//! key prefix `<root>/<group>/<plural>`, the compiled schemas and the CRD's converter.
+
+use super::codec::CrCodec;
+use super::strategy::CrStrategy;
+use super::table::CrTable;
+use super::version_priority;
+use crate::registry::{ResourceEntry, ResourceNames, Scope, Subresource, storage_version_hash};
+use kapi_api::apiextensions::v1::{CustomResourceDefinition, CustomResourceDefinitionVersion};
+use kapi_apiextensions::{CustomResourceSchemas, PipelineError};
+use std::sync::Arc;
+
+/// Discovery order of CRD groups: after every built-in group.
+const CRD_GROUP_PRIORITY: u32 = 1000;
+
+const VERBS: [&str; 8] = [
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+fn names(crd: &CustomResourceDefinition) -> ResourceNames {
+    let accepted = &crd.status.accepted_names;
+    let n = if accepted.plural.is_empty() {
+        &crd.spec.names
+    } else {
+        accepted
+    };
+    ResourceNames {
+        plural: n.plural.clone(),
+        singular: if n.singular.is_empty() {
+            n.kind.to_ascii_lowercase()
+        } else {
+            n.singular.clone()
+        },
+        kind: n.kind.clone(),
+        list_kind: if n.list_kind.is_empty() {
+            format!("{}List", n.kind)
+        } else {
+            n.list_kind.clone()
+        },
+        short_names: n.short_names.clone(),
+        categories: n.categories.clone(),
+    }
+}
+
+fn selectable(v: &CustomResourceDefinitionVersion) -> Vec<(String, Vec<String>)> {
+    v.selectable_fields
+        .iter()
+        .map(|f| {
+            let label = f.json_path.trim_start_matches('.').to_owned();
+            let path = label.split('.').map(str::to_owned).collect();
+            (label, path)
+        })
+        .collect()
+}
+
+fn deprecation(crd: &CustomResourceDefinition, v: &CustomResourceDefinitionVersion) -> Option<String> {
+    v.deprecated.then(|| {
+        v.deprecation_warning.clone().unwrap_or_else(|| {
+            format!("{}/{} {} is deprecated", crd.spec.group, v.name, crd.spec.names.kind)
+        })
+    })
+}
+
+/// The entries serving every `served` version of `crd`; keys live under `root`.
+pub fn entries_for_crd(
+    root: &str,
+    crd: &CustomResourceDefinition,
+) -> Result<Vec<ResourceEntry>, PipelineError> {
+    let schemas = Arc::new(CustomResourceSchemas::new(crd)?);
+    let names = names(crd);
+    let group = &crd.spec.group;
+    let storage = schemas.storage_version().to_owned();
+    let scope = if crd.spec.scope == "Cluster" {
+        Scope::Cluster
+    } else {
+        Scope::Namespaced
+    };
+    let served = crd.spec.versions.iter().filter(|v| v.served);
+    Ok(served
+        .map(|v| {
+            let subs = v.subresources.as_ref();
+            let status = subs.is_some_and(|s| s.status.is_some());
+            let subresources = status
+                .then(|| Subresource {
+                    name: "status".into(),
+                    verbs: vec!["get".into(), "patch".into(), "update".into()],
+                })
+                .into_iter()
+                .collect();
+            ResourceEntry {
+                group: group.clone(),
+                version: v.name.clone(),
+                names: names.clone(),
+                scope,
+                verbs: VERBS.iter().map(|s| s.to_string()).collect(),
+                subresources,
+                storage_prefix: format!("{root}/{group}/{}", names.plural),
+                storage_version_hash: storage_version_hash(group, &storage, &names.kind),
+                codec: Arc::new(CrCodec::new(schemas.clone(), group, &v.name, &names.kind)),
+                strategy: Arc::new(CrStrategy {
+                    schemas: schemas.clone(),
+                    version: v.name.clone(),
+                    status,
+                    selectable: selectable(v),
+                    warning: deprecation(crd, v),
+                }),
+                table: Arc::new(CrTable::new(&v.additional_printer_columns)),
+                version_priority: version_priority(&v.name),
+                group_priority: CRD_GROUP_PRIORITY,
+            }
+        })
+        .collect())
+}
