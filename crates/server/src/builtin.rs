@@ -237,11 +237,7 @@ pub fn specs() -> Vec<EntrySpec> {
                 "customresourcedefinition",
                 "CustomResourceDefinition",
                 &["crd", "crds"],
-                generic(GenericStrategy {
-                    status: true,
-                    generation: true,
-                    ..GenericStrategy::default()
-                }),
+                Arc::new(crate::crd::CrdStrategy),
                 Arc::new(tables::crds()),
             )
         },

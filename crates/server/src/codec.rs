@@ -19,6 +19,12 @@ pub trait ObjectCodec: Send + Sync {
         Ok(obj)
     }
 
+    /// The error for a body whose `kind`/`apiVersion` (either may be empty) differ from this
+    /// entry's, when the kind words it differently from built-ins (custom resources).
+    fn check_type(&self, _kind: &str, _api_version: &str) -> Option<ApiError> {
+        None
+    }
+
     /// Field-validation problems of a JSON body, as Kubernetes words them
     /// (`unknown field "spec.x"`, `duplicate field "a"`).
     fn field_problems(&self, json: &[u8]) -> Vec<String> {

@@ -11,6 +11,7 @@ pub mod authn;
 pub mod builtin;
 mod builtin_tables;
 pub mod codec;
+pub mod crd;
 pub mod discovery;
 mod files;
 pub mod handlers;

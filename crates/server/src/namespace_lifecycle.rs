@@ -129,15 +129,21 @@ pub async fn finalize_namespace(state: Arc<ApiState>, namespace: String) {
     }
 }
 
+/// Deletes every key under `prefix`, many at a time so that the store commits them together.
 async fn empty_prefix(state: &ApiState, prefix: &str) -> Result<(), StoreError> {
+    use futures::StreamExt;
     let resp = state.store.range(RangeRequest::prefix(prefix)).await?;
-    for kv in resp.kvs {
-        match state.store.delete(&kv.key, None).await {
-            Ok(_) | Err(StoreError::NotFound { .. }) => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
+    let results: Vec<Result<(), StoreError>> = futures::stream::iter(resp.kvs)
+        .map(|kv| async move {
+            match state.store.delete(&kv.key, None).await {
+                Ok(_) | Err(StoreError::NotFound { .. }) => Ok(()),
+                Err(e) => Err(e),
+            }
+        })
+        .buffer_unordered(64)
+        .collect()
+        .await;
+    results.into_iter().collect()
 }
 
 async fn remove_namespace(

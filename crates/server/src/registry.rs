@@ -201,6 +201,22 @@ impl Registry {
         });
     }
 
+    /// Replaces the entries of (group, resource) in every version by `entries`, atomically
+    /// (a CRD change: versions no longer served disappear in the same swap).
+    pub fn replace_resource(&self, group: &str, resource: &str, entries: Vec<ResourceEntry>) {
+        let entries: Vec<Arc<ResourceEntry>> = entries.into_iter().map(Arc::new).collect();
+        self.table.rcu(|old| {
+            let mut next = RegistryTable::clone(old);
+            next.entries
+                .retain(|(g, _, r), _| !(g == group && r == resource));
+            for e in &entries {
+                let key = (e.group.clone(), e.version.clone(), e.names.plural.clone());
+                next.entries.insert(key, e.clone());
+            }
+            next
+        });
+    }
+
     /// Removes the entries of (group, resource) in every version, atomically.
     pub fn remove_resource(&self, group: &str, resource: &str) {
         self.table.rcu(|old| {

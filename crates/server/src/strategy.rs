@@ -42,6 +42,30 @@ pub trait Strategy: Send + Sync {
         Vec::new()
     }
 
+    /// Kind-specific preparation of an update after the generic rules ran (`subresource`
+    /// is `Some("status")` through `/status`); `old` is the stored object.
+    fn prepare_for_update(&self, _new: &mut Value, _old: &Value, _subresource: Option<&str>) {}
+
+    /// Validation of an update; by default [`Strategy::validate`] of the new object.
+    fn validate_update(
+        &self,
+        new: &Value,
+        _old: &Value,
+        _subresource: Option<&str>,
+    ) -> Vec<StatusCause> {
+        self.validate(new)
+    }
+
+    /// Whether strategic merge patch applies (custom resources answer 415, R3.x).
+    fn supports_strategic_merge_patch(&self) -> bool {
+        true
+    }
+
+    /// `Warning` headers sent with every response (a deprecated version's warning).
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Field labels for field selectors besides `metadata.name` / `metadata.namespace`.
     fn field_labels(&self, _obj: &Value) -> Vec<(String, String)> {
         Vec::new()

@@ -180,28 +180,35 @@ impl Controller {
     }
 
     async fn write_status(&self, crd: &CustomResourceDefinition, kv: &KeyValue, accepted: bool) {
-        let mut next = crd.clone();
-        let mut conds: Vec<CustomResourceDefinitionCondition> =
-            crd.status.conditions.clone().unwrap_or_default();
+        let mut conds = crd.status.conditions.clone().unwrap_or_default();
+        let mut accepted_names = crd.status.accepted_names.clone();
         let names = if accepted {
-            next.status.accepted_names = crd.spec.names.clone();
-            if next.status.accepted_names.list_kind.is_empty() {
-                next.status.accepted_names.list_kind = format!("{}List", crd.spec.names.kind);
+            accepted_names = crd.spec.names.clone();
+            if accepted_names.list_kind.is_empty() {
+                accepted_names.list_kind = format!("{}List", crd.spec.names.kind);
             }
             condition("NamesAccepted", true, "NoConflicts", "no conflicts found")
         } else {
-            condition("NamesAccepted", false, "MultipleNamesNotAllowed", "one or more names conflict with another CustomResourceDefinition")
+            let msg = "one or more names conflict with another CustomResourceDefinition";
+            condition("NamesAccepted", false, "MultipleNamesNotAllowed", msg)
         };
         set_condition(&mut conds, names);
         if accepted {
-            set_condition(
-                &mut conds,
-                condition("Established", true, "InitialNamesAccepted", "the initial names have been accepted"),
-            );
+            let msg = "the initial names have been accepted";
+            set_condition(&mut conds, condition("Established", true, "InitialNamesAccepted", msg));
         }
-        next.status.conditions = Some(conds);
-        let Ok(mut value) = serde_json::to_value(&next) else { return };
-        meta::set_meta(&mut value, "resourceVersion", None);
+        // Edit the stored JSON rather than re-encoding the typed CRD, so nothing else changes.
+        let Ok(mut value) = serde_json::from_slice::<Value>(&kv.value) else { return };
+        let (Ok(conds), Ok(names)) = (serde_json::to_value(&conds), serde_json::to_value(&accepted_names)) else {
+            return;
+        };
+        if let Some(map) = value.as_object_mut() {
+            let status = map.entry("status").or_insert_with(|| json!({}));
+            if let Some(s) = status.as_object_mut() {
+                s.insert("conditions".into(), conds);
+                s.insert("acceptedNames".into(), names);
+            }
+        }
         let Ok(bytes) = serde_json::to_vec(&value) else { return };
         if let Err(e) = self.state.store.update(&kv.key, bytes, kv.mod_revision).await {
             tracing::debug!(error = %e, "CRD status write lost a race; the next event retries");
@@ -261,7 +268,7 @@ fn set_condition(conds: &mut Vec<CustomResourceDefinitionCondition>, mut c: Cust
     match conds.iter_mut().find(|x| x.r#type == c.r#type) {
         Some(existing) => {
             if existing.status == c.status {
-                c.last_transition_time = existing.last_transition_time.clone();
+                c.last_transition_time = existing.last_transition_time;
             } else {
                 c.last_transition_time = now();
             }
@@ -275,5 +282,5 @@ fn set_condition(conds: &mut Vec<CustomResourceDefinitionCondition>, mut c: Cust
 }
 
 fn now() -> kapi_api::meta::Time {
-    serde_json::from_value(json!(meta::now_rfc3339())).unwrap_or_default()
+    kapi_api::meta::Time::now()
 }

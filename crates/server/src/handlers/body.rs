@@ -87,6 +87,9 @@ fn check_type(ctx: &Ctx, obj: &mut Value) -> Result<(), ApiError> {
     let kind = meta::top_str(obj, "kind").to_owned();
     let av = meta::top_str(obj, "apiVersion").to_owned();
     let version = av.rsplit('/').next().unwrap_or("").to_owned();
+    if let Some(err) = e.codec.check_type(&kind, &av) {
+        return Err(err);
+    }
     if (!kind.is_empty() && kind != e.names.kind) || (!av.is_empty() && av != want_av) {
         let internal_group = if e.group.is_empty() {
             "core"

@@ -5,7 +5,8 @@ use super::Ctx;
 use super::body::read_limited;
 use super::read::load;
 use super::write::{
-    prepare_create, prepare_update, reconcile_namespace, store_new, store_update, validate,
+    prepare_create, prepare_update, reconcile_namespace, store_new, store_update,
+    validate_update,
 };
 use crate::meta;
 use crate::status::ApiError;
@@ -42,7 +43,14 @@ fn patch_type(ctx: &Ctx) -> Result<PatchType, ApiError> {
     match ct.as_str() {
         "application/json-patch+json" => Ok(PatchType::Json),
         "application/merge-patch+json" => Ok(PatchType::Merge),
-        "application/strategic-merge-patch+json" => Ok(PatchType::Strategic),
+        "application/strategic-merge-patch+json"
+            if ctx.entry.strategy.supports_strategic_merge_patch() =>
+        {
+            Ok(PatchType::Strategic)
+        }
+        "application/strategic-merge-patch+json" => {
+            Err(ApiError::unsupported_media_type(&ACCEPTED[..3]))
+        }
         "application/apply-patch+yaml" => Ok(PatchType::Apply),
         _ => Err(ApiError::unsupported_media_type(&ACCEPTED)),
     }
@@ -166,7 +174,7 @@ async fn patch_once(
     if kind != PatchType::Apply {
         ctx.record_update(&mut obj, Some(&current));
     }
-    validate(ctx, &obj)?;
+    validate_update(ctx, &obj, &current)?;
     Ok((
         StatusCode::OK,
         store_update(ctx, obj, &current, mod_revision).await?,

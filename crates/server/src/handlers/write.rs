@@ -61,6 +61,19 @@ pub fn validate(ctx: &Ctx, obj: &Value) -> Result<(), ApiError> {
     }
 }
 
+/// Validation of an update (also through `/status`): name, then the strategy's rules,
+/// which may compare with the stored object `old` (CEL transition rules, immutable fields).
+pub fn validate_update(ctx: &Ctx, obj: &Value, old: &Value) -> Result<(), ApiError> {
+    let mut causes = validate_name(ctx.entry.strategy.name_rule(), obj);
+    let sub = ctx.info.subresource.as_deref();
+    causes.extend(ctx.entry.strategy.validate_update(obj, old, sub));
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(invalid(ctx, obj, causes))
+    }
+}
+
 /// Sets uid, creationTimestamp and generation; runs the strategy's create preparation.
 pub fn prepare_create(ctx: &Ctx, obj: &mut Value) {
     for f in SYSTEM_FIELDS
@@ -156,6 +169,7 @@ pub fn prepare_update(ctx: &Ctx, new: &mut Value, old: &Value) {
             };
         }
         *new = merged;
+        ctx.entry.strategy.prepare_for_update(new, old, Some("status"));
         return;
     }
     for f in [
@@ -183,6 +197,7 @@ pub fn prepare_update(ctx: &Ctx, new: &mut Value, old: &Value) {
             .unwrap_or(0);
         meta::set_meta(new, "generation", Some(json!(g + 1)));
     }
+    strategy.prepare_for_update(new, old, None);
 }
 
 /// Writes `new` over the stored object at `mod_revision`; a no-op update writes nothing.
@@ -258,7 +273,7 @@ pub async fn update(ctx: &Ctx, body: Body) -> Response {
         }
         prepare_update(ctx, &mut obj, &old);
         ctx.record_update(&mut obj, Some(&old));
-        validate(ctx, &obj)?;
+        validate_update(ctx, &obj, &old)?;
         Ok((store_update(ctx, obj, &old, mod_revision).await?, warnings))
     }
     .await;
