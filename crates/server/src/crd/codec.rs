@@ -6,7 +6,9 @@
 use super::run_now;
 use crate::codec::ObjectCodec;
 use crate::status::{ApiError, StatusCause};
-use kapi_apiextensions::{CoerceError, CustomResourceSchemas, PipelineError, unknown_field_messages};
+use kapi_apiextensions::{
+    CoerceError, CustomResourceSchemas, PipelineError, unknown_field_messages,
+};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -20,7 +22,12 @@ pub struct CrCodec {
 
 impl CrCodec {
     /// A codec serving `group/version` objects of `kind` through `schemas`.
-    pub fn new(schemas: Arc<CustomResourceSchemas>, group: &str, version: &str, kind: &str) -> Self {
+    pub fn new(
+        schemas: Arc<CustomResourceSchemas>,
+        group: &str,
+        version: &str,
+        kind: &str,
+    ) -> Self {
         Self {
             schemas,
             group: group.to_owned(),
