@@ -55,7 +55,12 @@ struct Controller {
     known: BTreeMap<String, CustomResourceDefinition>,
 }
 
-fn condition(kind: &str, ok: bool, reason: &str, message: &str) -> CustomResourceDefinitionCondition {
+fn condition(
+    kind: &str,
+    ok: bool,
+    reason: &str,
+    message: &str,
+) -> CustomResourceDefinitionCondition {
     CustomResourceDefinitionCondition {
         r#type: kind.into(),
         status: if ok { "True" } else { "False" }.into(),
@@ -66,7 +71,12 @@ fn condition(kind: &str, ok: bool, reason: &str, message: &str) -> CustomResourc
 }
 
 fn names_of(n: &CustomResourceDefinitionNames) -> Vec<&str> {
-    let mut out = vec![n.plural.as_str(), n.singular.as_str(), n.kind.as_str(), n.list_kind.as_str()];
+    let mut out = vec![
+        n.plural.as_str(),
+        n.singular.as_str(),
+        n.kind.as_str(),
+        n.list_kind.as_str(),
+    ];
     out.extend(n.short_names.iter().map(String::as_str));
     out.retain(|s| !s.is_empty());
     out
@@ -75,7 +85,9 @@ fn names_of(n: &CustomResourceDefinitionNames) -> Vec<&str> {
 impl Controller {
     async fn run(&mut self) -> Result<(), StoreError> {
         let store = self.state.store.clone();
-        let listed = store.range(RangeRequest::prefix(self.prefix.as_bytes())).await?;
+        let listed = store
+            .range(RangeRequest::prefix(self.prefix.as_bytes()))
+            .await?;
         let mut seen = BTreeMap::new();
         for kv in &listed.kvs {
             if let Some(crd) = self.on_put(kv).await {
@@ -84,7 +96,9 @@ impl Controller {
         }
         for (name, gone) in std::mem::take(&mut self.known) {
             if !seen.contains_key(&name) {
-                self.state.registry.remove_resource(&gone.spec.group, &gone.spec.names.plural);
+                self.state
+                    .registry
+                    .remove_resource(&gone.spec.group, &gone.spec.names.plural);
             }
         }
         self.known = seen;
@@ -99,7 +113,9 @@ impl Controller {
                 _ = shutdown.changed() => return Ok(()),
             };
             let Some(resp) = next else { return Ok(()) };
-            let WatchResponse::Events(events) = resp? else { continue };
+            let WatchResponse::Events(events) = resp? else {
+                continue;
+            };
             for event in events {
                 self.on_event(event).await;
             }
@@ -114,9 +130,12 @@ impl Controller {
                 }
             }
             Event::Delete { key, .. } => {
-                let name = String::from_utf8_lossy(&key[self.prefix.len().min(key.len())..]).into_owned();
+                let name =
+                    String::from_utf8_lossy(&key[self.prefix.len().min(key.len())..]).into_owned();
                 if let Some(crd) = self.known.remove(&name) {
-                    self.state.registry.remove_resource(&crd.spec.group, &crd.spec.names.plural);
+                    self.state
+                        .registry
+                        .remove_resource(&crd.spec.group, &crd.spec.names.plural);
                 }
             }
         }
@@ -132,7 +151,9 @@ impl Controller {
             }
         };
         if crd.metadata.deletion_timestamp.is_some() {
-            self.state.registry.remove_resource(&crd.spec.group, &crd.spec.names.plural);
+            self.state
+                .registry
+                .remove_resource(&crd.spec.group, &crd.spec.names.plural);
             self.clean_up(&crd, kv).await;
             return Some(crd);
         }
@@ -175,7 +196,8 @@ impl Controller {
                 .any(|c| c.r#type == kind && c.status == status)
         };
         let want = if accepted { "True" } else { "False" };
-        !has("NamesAccepted", want) || (accepted && !has("Established", "True"))
+        !has("NamesAccepted", want)
+            || (accepted && !has("Established", "True"))
             || (accepted && crd.status.accepted_names != crd.spec.names)
     }
 
@@ -195,11 +217,19 @@ impl Controller {
         set_condition(&mut conds, names);
         if accepted {
             let msg = "the initial names have been accepted";
-            set_condition(&mut conds, condition("Established", true, "InitialNamesAccepted", msg));
+            set_condition(
+                &mut conds,
+                condition("Established", true, "InitialNamesAccepted", msg),
+            );
         }
         // Edit the stored JSON rather than re-encoding the typed CRD, so nothing else changes.
-        let Ok(mut value) = serde_json::from_slice::<Value>(&kv.value) else { return };
-        let (Ok(conds), Ok(names)) = (serde_json::to_value(&conds), serde_json::to_value(&accepted_names)) else {
+        let Ok(mut value) = serde_json::from_slice::<Value>(&kv.value) else {
+            return;
+        };
+        let (Ok(conds), Ok(names)) = (
+            serde_json::to_value(&conds),
+            serde_json::to_value(&accepted_names),
+        ) else {
             return;
         };
         if let Some(map) = value.as_object_mut() {
@@ -209,8 +239,15 @@ impl Controller {
                 s.insert("acceptedNames".into(), names);
             }
         }
-        let Ok(bytes) = serde_json::to_vec(&value) else { return };
-        if let Err(e) = self.state.store.update(&kv.key, bytes, kv.mod_revision).await {
+        let Ok(bytes) = serde_json::to_vec(&value) else {
+            return;
+        };
+        if let Err(e) = self
+            .state
+            .store
+            .update(&kv.key, bytes, kv.mod_revision)
+            .await
+        {
             tracing::debug!(error = %e, "CRD status write lost a race; the next event retries");
         }
     }
@@ -218,10 +255,18 @@ impl Controller {
     /// Deletes every object of the CRD, then drops the cleanup finalizer (and the CRD when it
     /// was the last one).
     async fn clean_up(&self, crd: &CustomResourceDefinition, kv: &KeyValue) {
-        if !crd.metadata.finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
+        if !crd
+            .metadata
+            .finalizers
+            .iter()
+            .any(|f| f == CLEANUP_FINALIZER)
+        {
             return;
         }
-        let prefix = format!("{}/{}/{}/", self.root, crd.spec.group, crd.spec.names.plural);
+        let prefix = format!(
+            "{}/{}/{}/",
+            self.root, crd.spec.group, crd.spec.names.plural
+        );
         let store = &self.state.store;
         let Ok(objects) = store.range(RangeRequest::prefix(prefix.as_bytes())).await else {
             return;
@@ -234,17 +279,25 @@ impl Controller {
                 return;
             }
         }
-        let Ok(mut value) = serde_json::from_slice::<Value>(&kv.value) else { return };
+        let Ok(mut value) = serde_json::from_slice::<Value>(&kv.value) else {
+            return;
+        };
         let rest: Vec<String> = meta::finalizers(&value)
             .into_iter()
             .filter(|f| f != CLEANUP_FINALIZER)
             .collect();
         let result = if rest.is_empty() {
-            store.delete(&kv.key, Some(kv.mod_revision)).await.map(|_| ())
+            store
+                .delete(&kv.key, Some(kv.mod_revision))
+                .await
+                .map(|_| ())
         } else {
             meta::set_meta(&mut value, "finalizers", Some(json!(rest)));
             match serde_json::to_vec(&value) {
-                Ok(bytes) => store.update(&kv.key, bytes, kv.mod_revision).await.map(|_| ()),
+                Ok(bytes) => store
+                    .update(&kv.key, bytes, kv.mod_revision)
+                    .await
+                    .map(|_| ()),
                 Err(_) => Ok(()),
             }
         };
@@ -264,7 +317,10 @@ fn established(crd: &CustomResourceDefinition) -> bool {
 
 /// Replaces the condition of the same type, keeping its transition time when the status
 /// did not change.
-fn set_condition(conds: &mut Vec<CustomResourceDefinitionCondition>, mut c: CustomResourceDefinitionCondition) {
+fn set_condition(
+    conds: &mut Vec<CustomResourceDefinitionCondition>,
+    mut c: CustomResourceDefinitionCondition,
+) {
     match conds.iter_mut().find(|x| x.r#type == c.r#type) {
         Some(existing) => {
             if existing.status == c.status {

@@ -95,7 +95,12 @@ impl Strategy for CrdStrategy {
         }
     }
 
-    fn validate_update(&self, new: &Value, old: &Value, subresource: Option<&str>) -> Vec<StatusCause> {
+    fn validate_update(
+        &self,
+        new: &Value,
+        old: &Value,
+        subresource: Option<&str>,
+    ) -> Vec<StatusCause> {
         let (new, old) = match (typed(new), typed(old)) {
             (Ok(n), Ok(o)) => (n, o),
             (Err(c), _) | (_, Err(c)) => return vec![c],

@@ -60,10 +60,16 @@ fn selectable(v: &CustomResourceDefinitionVersion) -> Vec<(String, Vec<String>)>
         .collect()
 }
 
-fn deprecation(crd: &CustomResourceDefinition, v: &CustomResourceDefinitionVersion) -> Option<String> {
+fn deprecation(
+    crd: &CustomResourceDefinition,
+    v: &CustomResourceDefinitionVersion,
+) -> Option<String> {
     v.deprecated.then(|| {
         v.deprecation_warning.clone().unwrap_or_else(|| {
-            format!("{}/{} {} is deprecated", crd.spec.group, v.name, crd.spec.names.kind)
+            format!(
+                "{}/{} {} is deprecated",
+                crd.spec.group, v.name, crd.spec.names.kind
+            )
         })
     })
 }

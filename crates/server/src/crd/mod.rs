@@ -80,11 +80,27 @@ mod tests {
 
     #[test]
     fn versions_sort_ga_then_beta_then_alpha_then_others() {
-        let mut vs = vec!["foo", "v1alpha1", "v2", "v1beta2", "v1", "v1beta1", "v11alpha2"];
+        let mut vs = vec![
+            "foo",
+            "v1alpha1",
+            "v2",
+            "v1beta2",
+            "v1",
+            "v1beta1",
+            "v11alpha2",
+        ];
         vs.sort_by_key(|v| (version_priority(v), v.to_string()));
         assert_eq!(
             vs,
-            vec!["v2", "v1", "v1beta2", "v1beta1", "v11alpha2", "v1alpha1", "foo"]
+            vec![
+                "v2",
+                "v1",
+                "v1beta2",
+                "v1beta1",
+                "v11alpha2",
+                "v1alpha1",
+                "foo"
+            ]
         );
     }
 }

@@ -37,7 +37,12 @@ impl Strategy for CrStrategy {
         validation_causes(&self.schemas, obj, None, &self.version, false)
     }
 
-    fn validate_update(&self, new: &Value, old: &Value, subresource: Option<&str>) -> Vec<StatusCause> {
+    fn validate_update(
+        &self,
+        new: &Value,
+        old: &Value,
+        subresource: Option<&str>,
+    ) -> Vec<StatusCause> {
         let status_only = subresource == Some("status");
         validation_causes(&self.schemas, new, Some(old), &self.version, status_only)
     }

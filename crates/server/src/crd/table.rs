@@ -156,8 +156,18 @@ mod tests {
     #[test]
     fn json_paths_with_indexes_resolve() {
         let obj = serde_json::json!({"spec": {"a": [{"b": 3}]}});
-        assert_eq!(lookup(&obj, &parse_path(".spec.a[0].b")), Some(&serde_json::json!(3)));
-        assert_eq!(parse_path(".spec.a[0]"), vec![Segment::Key("spec".into()), Segment::Key("a".into()), Segment::Index(0)]);
+        assert_eq!(
+            lookup(&obj, &parse_path(".spec.a[0].b")),
+            Some(&serde_json::json!(3))
+        );
+        assert_eq!(
+            parse_path(".spec.a[0]"),
+            vec![
+                Segment::Key("spec".into()),
+                Segment::Key("a".into()),
+                Segment::Index(0)
+            ]
+        );
     }
 
     #[test]

@@ -5,8 +5,7 @@ use super::Ctx;
 use super::body::read_limited;
 use super::read::load;
 use super::write::{
-    prepare_create, prepare_update, reconcile_namespace, store_new, store_update,
-    validate_update,
+    prepare_create, prepare_update, reconcile_namespace, store_new, store_update, validate_update,
 };
 use crate::meta;
 use crate::status::ApiError;

@@ -169,7 +169,9 @@ pub fn prepare_update(ctx: &Ctx, new: &mut Value, old: &Value) {
             };
         }
         *new = merged;
-        ctx.entry.strategy.prepare_for_update(new, old, Some("status"));
+        ctx.entry
+            .strategy
+            .prepare_for_update(new, old, Some("status"));
         return;
     }
     for f in [
