@@ -15,6 +15,12 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
 fi
+# The end-to-end tests drive the real kubectl (1.32 ships with this machine kind; Debian's
+# kubernetes-client is 1.20 and too old for the requests the tests check).
+if ! command -v kubectl >/dev/null 2>&1; then
+  echo "kubectl (1.32) is required by the end-to-end tests and is not on PATH" >&2
+  exit 1
+fi
 # Debian's etcd-server starts a system etcd on the default ports; the tests start
 # their own on free ports and never use it.
 
