@@ -184,3 +184,19 @@ fn cel_rules_reading_fields_and_the_whole_self_on_one_node_both_see_everything_r
         ["spec: Invalid value: failed rule: size(self) == 2"]
     );
 }
+
+#[test]
+fn cel_optional_old_self_rule_runs_on_create_with_no_old_value_r5_23() {
+    let spec = |r: &str| rule(json!({"rule": r, "optionalOldSelf": true, "message": "m"}));
+    assert_eq!(
+        errors(spec("oldSelf.hasValue()"), json!({"name": "a"}), None),
+        ["spec: Invalid value: m"],
+        "ran on create"
+    );
+    let keep = "!oldSelf.hasValue() || self.name == oldSelf.value().name";
+    assert!(errors(spec(keep), json!({"name": "a"}), None).is_empty());
+    assert_eq!(
+        errors(spec(keep), json!({"name": "b"}), Some(json!({"name": "a"}))),
+        ["spec: Invalid value: m"]
+    );
+}

@@ -10,10 +10,12 @@ pub use values::{escape_property_name, parse_go_duration};
 use crate::field::{BadValue, ErrorList, ErrorType, FieldError, FieldPath};
 use crate::structural::{AdditionalProperties, Structural, ValidationRule};
 use kube_cel::KubeCelExt;
+use kube_cel::cel::objects::OptionalValue;
 use kube_cel::cel::{Context, Program, Value as CelValue};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use values::to_cel_projected;
 
 thread_local! {
@@ -249,12 +251,26 @@ fn evaluate_rules(
     let old_val = old.map(|o| to_cel_projected(o, Some(s), root, tree.old_fields.as_ref()));
     BASE.with(|base| {
         let mut ctx = base.new_inner_scope();
-        ctx.add_variable_from_value("self", self_val);
-        if let Some(o) = old_val {
+        ctx.add_variable_from_value("self", self_val.clone());
+        if let Some(o) = old_val.clone() {
             ctx.add_variable_from_value("oldSelf", o);
         }
         for rule in &tree.rules {
-            if rule.rule.rule.is_empty() || (rule.uses_old_self && old.is_none()) {
+            if rule.rule.rule.is_empty() {
+                continue;
+            }
+            if rule.uses_old_self && rule.rule.optional_old_self {
+                // optionalOldSelf: the rule also runs on create, with oldSelf = optional.none().
+                let mut octx = base.new_inner_scope();
+                octx.add_variable_from_value("self", self_val.clone());
+                let opt = old_val
+                    .clone()
+                    .map_or_else(OptionalValue::none, OptionalValue::of);
+                octx.add_variable_from_value("oldSelf", CelValue::Opaque(Arc::new(opt)));
+                evaluate_rule(s, rule, &octx, path, obj, errs);
+                continue;
+            }
+            if rule.uses_old_self && old.is_none() {
                 continue;
             }
             evaluate_rule(s, rule, &ctx, path, obj, errs);
