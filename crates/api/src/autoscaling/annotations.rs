@@ -9,6 +9,7 @@ use super::v2::{HorizontalPodAutoscalerBehavior, HpaScalingPolicy, HpaScalingRul
 use crate::resource::Quantity;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::ops::Bound;
 
 /// Non-CPU metric specs of a v1 object.
 pub const METRIC_SPECS_ANNOTATION: &str = "autoscaling.alpha.kubernetes.io/metrics";
@@ -39,6 +40,16 @@ const ROUND_TRIP_ANNOTATIONS: [&str; 6] = [
 /// Removes every annotation used to carry fields across versions
 /// (`DropRoundTripHorizontalPodAutoscalerAnnotations`).
 pub fn drop_round_trip_annotations(annotations: &mut BTreeMap<String, String>) {
+    // All of them share this prefix; most objects have none, so look once before removing.
+    let prefix = "autoscaling.alpha.kubernetes.io/";
+    let from = (Bound::Included(prefix), Bound::Unbounded);
+    let mut candidates = annotations.range::<str, _>(from);
+    if !candidates
+        .next()
+        .is_some_and(|(k, _)| k.starts_with(prefix))
+    {
+        return;
+    }
     for key in ROUND_TRIP_ANNOTATIONS {
         annotations.remove(key);
     }

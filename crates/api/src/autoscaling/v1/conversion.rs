@@ -94,11 +94,10 @@ fn spec_to_hub(s: HorizontalPodAutoscalerSpec) -> hub::HorizontalPodAutoscalerSp
         scale_target_ref: s.scale_target_ref,
         min_replicas: s.min_replicas,
         max_replicas: s.max_replicas,
-        metrics: s
-            .target_cpu_utilization_percentage
-            .map(cpu_utilization_metric)
-            .into_iter()
-            .collect(),
+        metrics: match s.target_cpu_utilization_percentage {
+            Some(percent) => vec![cpu_utilization_metric(percent)],
+            None => Vec::new(),
+        },
         behavior: None,
     }
 }
