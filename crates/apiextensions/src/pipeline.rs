@@ -57,6 +57,16 @@ pub struct CustomResourceSchemas {
     converter: Arc<dyn CrConverter>,
 }
 
+impl std::fmt::Debug for CustomResourceSchemas {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CustomResourceSchemas")
+            .field("group", &self.group)
+            .field("storage_version", &self.storage_version)
+            .field("versions", &self.versions.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
 fn version_of(obj: &Value) -> &str {
     let av = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     av.rsplit_once('/').map_or(av, |(_, v)| v)

@@ -195,7 +195,8 @@ pub struct NestedValueValidation {
     pub forbidden: ForbiddenInNested,
 }
 
-/// A structural schema node.
+/// A structural schema node. Build it with [`Structural::from_json`] or
+/// [`Structural::from_props`], which also fill the cached flags the walkers rely on.
 #[derive(Clone, Debug, Default)]
 pub struct Structural {
     /// `type` as written (may be empty or invalid).
