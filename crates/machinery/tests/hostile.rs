@@ -83,6 +83,17 @@ fn deeply_nested_yaml_flow_is_an_error() {
 }
 
 #[test]
+fn deeply_nested_yaml_in_strict_mode_is_an_error() {
+    let strict = kapi_machinery::serializer::YamlSerializer::new(scheme(), true);
+    let data = format!(
+        "apiVersion: v1\nkind: ConfigMap\nx: {}{}\n",
+        "{a: ".repeat(DEPTH),
+        "}".repeat(DEPTH)
+    );
+    assert!(strict.decode(data.as_bytes(), None, None).is_err());
+}
+
+#[test]
 fn deeply_nested_yaml_block_is_an_error() {
     let mut data = String::from("apiVersion: v1\nkind: ConfigMap\n");
     for i in 0..2_000 {

@@ -54,6 +54,24 @@ fn strict_yaml_reports_duplicate_keys_with_line_r2_11() {
 }
 
 #[test]
+fn strict_yaml_reports_every_duplicate_key_r2_11() {
+    let data = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\ndata:\n  x: \"1\"\n  x: \"2\"\n";
+    let err = yaml(true).decode(data, None, None).unwrap_err();
+    assert_eq!(
+        err.as_strict_decoding().unwrap().errors,
+        [
+            "yaml: unmarshal errors:\n  line 5: key \"name\" already set in map\n  line 8: key \"x\" already set in map"
+        ]
+    );
+}
+
+#[test]
+fn strict_yaml_allows_same_key_in_different_maps_r2_11() {
+    let data = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {name: x}\n";
+    assert!(yaml(true).decode(data, None, None).is_ok());
+}
+
+#[test]
 fn non_strict_yaml_accepts_duplicate_keys_r2_12() {
     let data = b"apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n  a: c\n";
     assert!(yaml(false).decode(data, None, None).is_ok());

@@ -7,6 +7,7 @@ use super::{Decoder, Encoder};
 use crate::runtime::{Decoded, Error, Object, Result, Scheme};
 use crate::schema::GroupVersionKind;
 use serde_saphyr::{DuplicateKeyPolicy, Options};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Nesting deeper than this is refused. Lower than serde_json's 128: the YAML parser and
@@ -45,23 +46,87 @@ pub fn yaml_to_json(data: &[u8]) -> Result<Vec<u8>> {
     serde_json::to_vec(&value).map_err(|e| Error::Decode(e.to_string()))
 }
 
-/// Strict YAML check: a repeated key, in go-yaml's wording (R2.11). Only the first
-/// repetition is found.
-fn yaml_duplicate_problems(data: &[u8]) -> Vec<String> {
-    let parsed: std::result::Result<Vec<serde_json::Value>, _> =
-        serde_saphyr::from_slice_multiple_with_options(
-            data,
-            parse_options(DuplicateKeyPolicy::Error),
-        );
-    let Err(err) = parsed else { return Vec::new() };
-    match err.without_snippet() {
-        serde_saphyr::Error::DuplicateMappingKey { key, location } => vec![format!(
-            "yaml: unmarshal errors:\n  line {}: key {:?} already set in map",
-            location.line(),
-            key.clone().unwrap_or_default()
-        )],
-        _ => Vec::new(),
+/// A collection being walked by the duplicate-key check.
+enum Frame {
+    /// A mapping: the keys seen, and whether the next child node is a key.
+    Map {
+        keys: HashSet<String>,
+        expect_key: bool,
+    },
+    Seq,
+}
+
+/// Notes that a child node starts; returns true if it is a mapping key.
+fn child_is_key(stack: &mut [Frame]) -> bool {
+    match stack.last_mut() {
+        Some(Frame::Map { expect_key, .. }) => {
+            let is_key = *expect_key;
+            *expect_key = !is_key;
+            is_key
+        }
+        _ => false,
     }
+}
+
+/// Strict YAML check: every repeated mapping key of the first document, in go-yaml's
+/// wording (R2.11): `yaml: unmarshal errors:\n  line N: key "k" already set in map`.
+fn yaml_duplicate_problems(data: &[u8]) -> Vec<String> {
+    use serde_saphyr::granit_parser::{Event, Parser};
+    let Ok(text) = std::str::from_utf8(data) else {
+        return Vec::new();
+    };
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut found: Vec<String> = Vec::new();
+    let mut documents = 0;
+    for item in Parser::new_from_str(text) {
+        let Ok((event, span)) = item else { break };
+        match event {
+            Event::DocumentStart(..) => {
+                documents += 1;
+                if documents > 1 {
+                    break;
+                }
+            }
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                child_is_key(&mut stack);
+                if stack.len() >= MAX_DEPTH {
+                    break;
+                }
+                let is_map = matches!(event, Event::MappingStart(..));
+                stack.push(if is_map {
+                    Frame::Map {
+                        keys: HashSet::new(),
+                        expect_key: true,
+                    }
+                } else {
+                    Frame::Seq
+                });
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                stack.pop();
+            }
+            Event::Scalar(value, ..) => {
+                if child_is_key(&mut stack)
+                    && let Some(Frame::Map { keys, .. }) = stack.last_mut()
+                    && !keys.insert(value.to_string())
+                {
+                    found.push(format!(
+                        "line {}: key {:?} already set in map",
+                        span.start.line(),
+                        value
+                    ));
+                }
+            }
+            Event::Alias(..) => {
+                child_is_key(&mut stack);
+            }
+            _ => {}
+        }
+    }
+    if found.is_empty() {
+        return Vec::new();
+    }
+    vec![format!("yaml: unmarshal errors:\n  {}", found.join("\n  "))]
 }
 
 /// Splits a YAML stream into documents at lines starting with `---` (R2.24).
