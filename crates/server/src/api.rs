@@ -156,6 +156,7 @@ async fn serve_resource(
     };
     let ua = headers.get(USER_AGENT).and_then(|v| v.to_str().ok());
     let pretty = is_pretty(query.get("pretty"), accept, ua);
+    let warnings = entry.strategy.warnings();
     let ctx = Ctx {
         state,
         table,
@@ -165,7 +166,24 @@ async fn serve_resource(
         headers,
         writer: Writer { output, pretty },
     };
-    dispatch(ctx, body).await
+    let mut resp = dispatch(ctx, body).await;
+    prepend_warnings(&mut resp, &warnings);
+    resp
+}
+
+/// Puts the entry's warnings (a deprecated version, R5.7) before the handler's own.
+fn prepend_warnings(resp: &mut Response, warnings: &[String]) {
+    if warnings.is_empty() {
+        return;
+    }
+    let later: Vec<_> = match resp.headers_mut().entry("warning") {
+        axum::http::header::Entry::Occupied(e) => e.remove_entry_mult().1.collect(),
+        axum::http::header::Entry::Vacant(_) => Vec::new(),
+    };
+    handlers::body::add_warnings(resp, warnings);
+    for v in later {
+        resp.headers_mut().append("warning", v);
+    }
 }
 
 fn verb_allowed(entry: &crate::registry::ResourceEntry, info: &ResourceRequest) -> bool {

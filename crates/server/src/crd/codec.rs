@@ -18,6 +18,9 @@ pub struct CrCodec {
     group: String,
     version: String,
     kind: String,
+    /// Conversion strategy `None`: objects of versions removed from the CRD are read as the
+    /// storage version (only apiVersion would change anyway).
+    none_conversion: bool,
 }
 
 impl CrCodec {
@@ -33,6 +36,27 @@ impl CrCodec {
             group: group.to_owned(),
             version: version.to_owned(),
             kind: kind.to_owned(),
+            none_conversion: false,
+        }
+    }
+
+    /// Marks the CRD's conversion strategy as `None`.
+    pub fn with_none_conversion(mut self, none: bool) -> Self {
+        self.none_conversion = none;
+        self
+    }
+
+    /// kube-apiserver fails to read an object stored in a version the CRD no longer lists; with
+    /// the `None` strategy kapi reads it as the storage version instead (pruned to its schema).
+    fn adopt_removed_version(&self, obj: &mut Value) {
+        let av = crate::meta::top_str(obj, "apiVersion");
+        let version = av.rsplit_once('/').map_or(av, |(_, v)| v);
+        if !self.none_conversion || self.schemas.version(version).is_ok() {
+            return;
+        }
+        let storage = format!("{}/{}", self.group, self.schemas.storage_version());
+        if let Some(map) = obj.as_object_mut() {
+            map.insert("apiVersion".into(), Value::String(storage));
         }
     }
 
@@ -61,8 +85,9 @@ impl CrCodec {
 
 impl ObjectCodec for CrCodec {
     fn decode_stored(&self, bytes: &[u8]) -> Result<Value, ApiError> {
-        let obj: Value = serde_json::from_slice(bytes)
+        let mut obj: Value = serde_json::from_slice(bytes)
             .map_err(|e| ApiError::internal(format!("decoding stored object: {e}")))?;
+        self.adopt_removed_version(&mut obj);
         run_now(self.schemas.from_storage(obj, &self.version)).map_err(ApiError::internal)
     }
 

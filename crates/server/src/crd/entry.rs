@@ -88,6 +88,11 @@ pub fn entries_for_crd(
     } else {
         Scope::Namespaced
     };
+    let none_conversion = crd
+        .spec
+        .conversion
+        .as_ref()
+        .is_none_or(|c| c.strategy == "None");
     let served = crd.spec.versions.iter().filter(|v| v.served);
     Ok(served
         .map(|v| {
@@ -109,7 +114,10 @@ pub fn entries_for_crd(
                 subresources,
                 storage_prefix: format!("{root}/{group}/{}", names.plural),
                 storage_version_hash: storage_version_hash(group, &storage, &names.kind),
-                codec: Arc::new(CrCodec::new(schemas.clone(), group, &v.name, &names.kind)),
+                codec: Arc::new(
+                    CrCodec::new(schemas.clone(), group, &v.name, &names.kind)
+                        .with_none_conversion(none_conversion),
+                ),
                 strategy: Arc::new(CrStrategy {
                     schemas: schemas.clone(),
                     version: v.name.clone(),

@@ -1,0 +1,477 @@
+//! Custom resources end to end (issue 5): a Widget CRD with v1alpha1 (storage, `spec.label`)
+//! and v1beta1 (`spec.displayName`), strategy None, served by a real kapi to kubectl and the
+//! `kube` crate: conditions, storedVersions, the whole version lifecycle, bad input (422/400/
+//! 415/406, nothing stored), Table columns, discovery names, deletion of a CRD's objects.
+
+mod e2e_support;
+
+use e2e_support::{Kapi, golden, json};
+use std::io::Write;
+use std::time::Duration;
+
+const CRD: &str = "widgets.example.com";
+const V1A1: &str = "/apis/example.com/v1alpha1/namespaces/default/widgets";
+const V1B1: &str = "/apis/example.com/v1beta1/namespaces/default/widgets";
+
+/// The Widget CRD; `storage` names the storage version, `alpha_served` whether v1alpha1 is
+/// served, `with_alpha` whether v1alpha1 is listed at all.
+fn widget_crd(storage: &str, alpha_served: bool, with_alpha: bool) -> String {
+    let alpha = format!(
+        r#"{{"name":"v1alpha1","served":{alpha_served},"storage":{},
+  "subresources":{{"status":{{}}}},
+  "additionalPrinterColumns":[{{"name":"Label","type":"string","jsonPath":".spec.label"}},
+                               {{"name":"Replicas","type":"integer","jsonPath":".spec.replicas"}}],
+  "schema":{{"openAPIV3Schema":{{"type":"object","properties":{{
+    "spec":{{"type":"object",
+      "x-kubernetes-validations":[{{"rule":"self.replicas <= 10","message":"replicas must be at most 10"}}],
+      "properties":{{"label":{{"type":"string","maxLength":10}},"replicas":{{"type":"integer","minimum":0,"default":1}}}}}},
+    "status":{{"type":"object","properties":{{"ready":{{"type":"boolean"}}}}}}}}}}}}}},"#,
+        storage == "v1alpha1"
+    );
+    format!(
+        r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+"metadata":{{"name":"{CRD}"}},
+"spec":{{"group":"example.com","scope":"Namespaced",
+ "names":{{"plural":"widgets","singular":"widget","kind":"Widget","listKind":"WidgetList","shortNames":["wd"],"categories":["all"]}},
+ "versions":[{}
+  {{"name":"v1beta1","served":true,"storage":{},
+   "subresources":{{"status":{{}}}},
+   "schema":{{"openAPIV3Schema":{{"type":"object","properties":{{
+     "spec":{{"type":"object","properties":{{"displayName":{{"type":"string"}},"replicas":{{"type":"integer"}}}}}},
+     "status":{{"type":"object","properties":{{"ready":{{"type":"boolean"}}}}}}}}}}}}}}]}}}}"#,
+        if with_alpha { alpha } else { String::new() },
+        storage == "v1beta1"
+    )
+}
+
+/// Writes `text` to a file in the data dir and returns its path.
+fn file(kapi: &Kapi, name: &str, text: &str) -> String {
+    let path = kapi.dir.path().join(name);
+    let mut f = std::fs::File::create(&path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    path.display().to_string()
+}
+
+/// Applies the CRD and waits until it is Established.
+fn apply_crd(kapi: &Kapi, text: &str) {
+    let path = file(kapi, "crd.json", text);
+    kapi.kubectl_ok(&["apply", "-f", &path]);
+    kapi.kubectl_ok(&[
+        "wait",
+        "--for=condition=Established",
+        &format!("crd/{CRD}"),
+        "--timeout=20s",
+    ]);
+}
+
+async fn widget_kapi() -> Kapi {
+    let kapi = Kapi::start().await;
+    apply_crd(&kapi, &widget_crd("v1alpha1", true, true));
+    kapi
+}
+
+fn get(path: &str) -> http::Request<Vec<u8>> {
+    http::Request::get(path)
+        .header("accept", "application/json")
+        .body(Vec::new())
+        .unwrap()
+}
+
+fn send(method: &str, path: &str, content_type: &str, body: &str) -> http::Request<Vec<u8>> {
+    http::Request::builder()
+        .method(method)
+        .uri(path)
+        .header("content-type", content_type)
+        .header("accept", "application/json")
+        .body(body.as_bytes().to_vec())
+        .unwrap()
+}
+
+/// GETs `path` until it answers `status` (the registry follows the CRD watch).
+async fn wait_status(kapi: &Kapi, path: &str, status: u16) -> (u16, Vec<u8>) {
+    let mut last = (0, Vec::new());
+    for _ in 0..100 {
+        let (s, _, body) = kapi.raw(get(path)).await;
+        if s == status {
+            return (s, body);
+        }
+        last = (s, body);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!(
+        "{path}: wanted {status}, last {} {}",
+        last.0,
+        String::from_utf8_lossy(&last.1)
+    );
+}
+
+fn crd_json(kapi: &Kapi) -> serde_json::Value {
+    json(
+        kapi.kubectl_ok(&["get", "crd", CRD, "-o", "json"])
+            .as_bytes(),
+    )
+}
+
+async fn stored_widgets(kapi: &Kapi) -> usize {
+    let (s, _, body) = kapi.raw(get(V1B1)).await;
+    assert_eq!(s, 200, "{}", String::from_utf8_lossy(&body));
+    json(&body)["items"].as_array().unwrap().len()
+}
+
+#[tokio::test]
+async fn crd_create_sets_conditions_and_stored_versions() {
+    let kapi = widget_kapi().await;
+    let crd = crd_json(&kapi);
+    let conds = crd["status"]["conditions"].as_array().unwrap();
+    let find = |t: &str| conds.iter().find(|c| c["type"] == t).unwrap().clone();
+    assert_eq!(find("NamesAccepted")["status"], "True");
+    assert_eq!(find("NamesAccepted")["reason"], "NoConflicts");
+    assert_eq!(find("Established")["reason"], "InitialNamesAccepted");
+    assert_eq!(
+        crd["status"]["storedVersions"],
+        serde_json::json!(["v1alpha1"])
+    );
+    assert_eq!(
+        crd["status"]["acceptedNames"]["shortNames"],
+        serde_json::json!(["wd"])
+    );
+}
+
+#[tokio::test]
+async fn crd_whose_names_conflict_is_not_accepted() {
+    let kapi = widget_kapi().await;
+    let other = widget_crd("v1alpha1", true, true)
+        .replace(CRD, "gadgets.example.com")
+        .replace(r#""plural":"widgets""#, r#""plural":"gadgets""#)
+        .replace(r#""singular":"widget""#, r#""singular":"gadget""#)
+        .replace(r#""shortNames":["wd"]"#, r#""shortNames":["gd"]"#);
+    let path = file(&kapi, "gadgets.json", &other);
+    kapi.kubectl_ok(&["create", "-f", &path]);
+    kapi.kubectl_ok(&[
+        "wait",
+        "--for=condition=NamesAccepted=False",
+        "crd/gadgets.example.com",
+        "--timeout=20s",
+    ]);
+    let (s, _) = wait_status(
+        &kapi,
+        "/apis/example.com/v1alpha1/namespaces/default/gadgets",
+        404,
+    )
+    .await;
+    assert_eq!(s, 404);
+}
+
+#[tokio::test]
+async fn version_lifecycle_keeps_every_object_readable() {
+    let kapi = widget_kapi().await;
+    // An unknown field sent with client-side validation off is pruned.
+    let w1 = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"w1"},"spec":{"label":"a","junk":"x"}}"#;
+    let p1 = file(&kapi, "w1.json", w1);
+    kapi.kubectl_ok(&["create", "--validate=false", "-f", &p1]);
+    let got = json(
+        kapi.kubectl_ok(&["get", "widgets.v1alpha1.example.com", "w1", "-o", "json"])
+            .as_bytes(),
+    );
+    assert_eq!(
+        got["spec"],
+        serde_json::json!({"label": "a", "replicas": 1})
+    );
+    // Written through v1beta1, read through both (None: only apiVersion changes, pruning).
+    let w2 = r#"{"apiVersion":"example.com/v1beta1","kind":"Widget","metadata":{"name":"w2"},"spec":{"displayName":"B"}}"#;
+    let p2 = file(&kapi, "w2.json", w2);
+    kapi.kubectl_ok(&["create", "-f", &p2]);
+    let w1b = json(
+        kapi.kubectl_ok(&["get", "widgets.v1beta1.example.com", "w1", "-o", "json"])
+            .as_bytes(),
+    );
+    assert_eq!(w1b["apiVersion"], "example.com/v1beta1");
+    assert_eq!(w1b["spec"], serde_json::json!({"replicas": 1}));
+    // Storage switched to v1beta1: storedVersions keeps v1alpha1.
+    apply_crd(&kapi, &widget_crd("v1beta1", true, true));
+    assert_eq!(
+        crd_json(&kapi)["status"]["storedVersions"],
+        serde_json::json!(["v1alpha1", "v1beta1"])
+    );
+    // v1alpha1 unserved: 404 there, v1beta1 still serves both objects.
+    apply_crd(&kapi, &widget_crd("v1beta1", false, true));
+    let (_, body) = wait_status(&kapi, V1A1, 404).await;
+    assert_eq!(String::from_utf8_lossy(&body).trim(), "404 page not found");
+    assert_eq!(stored_widgets(&kapi).await, 2);
+    // Removing v1alpha1 from spec.versions is refused while it is in storedVersions.
+    let path = file(
+        &kapi,
+        "crd-no-alpha.json",
+        &widget_crd("v1beta1", false, false),
+    );
+    let out = kapi.kubectl(&["apply", "-f", &path]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("must remain in spec.versions until a storage migration ensures no data remains persisted in v1alpha1 and removes v1alpha1 from status.storedVersions"),
+        "{err}"
+    );
+    // Pruned through /status, the removal succeeds and both objects still read.
+    kapi.kubectl_ok(&[
+        "patch",
+        "crd",
+        CRD,
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"storedVersions":["v1beta1"]}}"#,
+    ]);
+    assert_eq!(
+        crd_json(&kapi)["status"]["storedVersions"],
+        serde_json::json!(["v1beta1"])
+    );
+    kapi.kubectl_ok(&["apply", "-f", &path]);
+    for name in ["w1", "w2"] {
+        let got = json(
+            kapi.kubectl_ok(&["get", "widgets", name, "-o", "json"])
+                .as_bytes(),
+        );
+        assert_eq!(got["apiVersion"], "example.com/v1beta1");
+    }
+}
+
+#[tokio::test]
+async fn schema_and_cel_violations_are_422_with_every_cause_and_store_nothing() {
+    let kapi = widget_kapi().await;
+    let bad = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"bad"},"spec":{"label":"far-too-long-label","replicas":11}}"#;
+    let (s, _, body) = kapi.raw(send("POST", V1A1, "application/json", bad)).await;
+    assert_eq!(s, 422, "{}", String::from_utf8_lossy(&body));
+    let v = json(&body);
+    assert_eq!(v["reason"], "Invalid");
+    let causes = v["details"]["causes"].as_array().unwrap();
+    let fields: Vec<&str> = causes
+        .iter()
+        .map(|c| c["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, vec!["spec.label", "spec"], "{v}");
+    assert!(
+        causes[1]["message"]
+            .as_str()
+            .unwrap()
+            .contains("replicas must be at most 10")
+    );
+    assert_eq!(stored_widgets(&kapi).await, 0);
+}
+
+#[tokio::test]
+async fn invalid_crd_is_422_and_stores_nothing() {
+    let kapi = Kapi::start().await;
+    let two = widget_crd("v1alpha1", true, true).replace(
+        r#""served":true,"storage":false"#,
+        r#""served":true,"storage":true"#,
+    );
+    let (s, _, body) = kapi
+        .raw(send(
+            "POST",
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            "application/json",
+            &two,
+        ))
+        .await;
+    assert_eq!(s, 422, "{}", String::from_utf8_lossy(&body));
+    let v = json(&body);
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("must have exactly one version marked as storage version"),
+        "{v}"
+    );
+    let out = kapi.kubectl(&["get", "crd", CRD]);
+    assert!(!out.status.success());
+}
+
+#[tokio::test]
+async fn wrong_api_version_is_400_as_kube_apiserver() {
+    let kapi = widget_kapi().await;
+    let body =
+        r#"{"apiVersion":"example.com/v1beta1","kind":"Widget","metadata":{"name":"w"},"spec":{}}"#;
+    let (s, _, resp) = kapi.raw(send("POST", V1A1, "application/json", body)).await;
+    assert_eq!(s, 400);
+    let want = golden("error-400-cr-wrong-apiversion.json");
+    let want_msg = want["message"]
+        .as_str()
+        .unwrap()
+        .replace("golden.example.com", "example.com");
+    assert_eq!(json(&resp)["message"], want_msg.as_str());
+    assert_eq!(stored_widgets(&kapi).await, 0);
+}
+
+#[tokio::test]
+async fn strict_field_validation_lists_duplicate_and_unknown_fields() {
+    let kapi = widget_kapi().await;
+    let body = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":1,"replicas":2,"extra":1}}"#;
+    let path = format!("{V1A1}?fieldValidation=Strict");
+    let (s, _, resp) = kapi
+        .raw(send("POST", &path, "application/json", body))
+        .await;
+    assert_eq!(s, 400);
+    assert_eq!(
+        json(&resp)["message"],
+        golden("error-400-cr-strict.json")["message"]
+    );
+    assert_eq!(stored_widgets(&kapi).await, 0);
+}
+
+#[tokio::test]
+async fn warn_field_validation_sends_unknown_fields_as_warnings() {
+    let kapi = widget_kapi().await;
+    let body = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"w"},"spec":{"extra":1}}"#;
+    let (s, headers, _) = kapi.raw(send("POST", V1A1, "application/json", body)).await;
+    assert_eq!(s, 201);
+    let warnings: Vec<_> = headers
+        .get_all("warning")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        warnings,
+        vec![r#"299 - "unknown field \"spec.extra\"""#.to_owned()]
+    );
+}
+
+#[tokio::test]
+async fn strategic_merge_patch_is_415_and_protobuf_is_406() {
+    let kapi = widget_kapi().await;
+    kapi.kubectl_ok(&["create", "-f", &file(&kapi, "w.json", r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"w"},"spec":{}}"#)]);
+    let (s, _, body) = kapi
+        .raw(send(
+            "PATCH",
+            &format!("{V1A1}/w"),
+            "application/strategic-merge-patch+json",
+            "{}",
+        ))
+        .await;
+    assert_eq!(s, 415);
+    assert_eq!(
+        json(&body),
+        golden("error-415-cr-strategic-merge-patch.json")
+    );
+    let req = http::Request::get(format!("{V1A1}/w"))
+        .header("accept", "application/vnd.kubernetes.protobuf")
+        .body(Vec::new())
+        .unwrap();
+    let (s, _, _) = kapi.raw(req).await;
+    assert_eq!(s, 406);
+}
+
+#[tokio::test]
+async fn table_output_has_the_printer_columns() {
+    let kapi = widget_kapi().await;
+    kapi.kubectl_ok(&["create", "-f", &file(&kapi, "w.json", r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"w"},"spec":{"label":"blue","replicas":3}}"#)]);
+    let out = kapi.kubectl_ok(&["get", "wd"]);
+    let mut lines = out.lines();
+    let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    assert_eq!(header, vec!["NAME", "LABEL", "REPLICAS"]);
+    let row: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    assert_eq!(row, vec!["w", "blue", "3"]);
+}
+
+#[tokio::test]
+async fn discovery_lists_short_names_and_categories() {
+    let kapi = widget_kapi().await;
+    let (s, _, body) = kapi.raw(get("/apis/example.com/v1alpha1")).await;
+    assert_eq!(s, 200);
+    let v = json(&body);
+    let r = &v["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "widgets")
+        .unwrap()
+        .clone();
+    assert_eq!(r["shortNames"], serde_json::json!(["wd"]));
+    assert_eq!(r["categories"], serde_json::json!(["all"]));
+    assert_eq!(r["kind"], "Widget");
+    assert!(
+        v["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == "widgets/status")
+    );
+}
+
+#[tokio::test]
+async fn status_subresource_changes_only_status() {
+    let kapi = widget_kapi().await;
+    let w = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"w"},"spec":{"label":"a"}}"#;
+    let (s, _, _) = kapi.raw(send("POST", V1A1, "application/json", w)).await;
+    assert_eq!(s, 201);
+    let patch = r#"{"spec":{"label":"changed"},"status":{"ready":true}}"#;
+    let (s, _, body) = kapi
+        .raw(send(
+            "PATCH",
+            &format!("{V1A1}/w/status"),
+            "application/merge-patch+json",
+            patch,
+        ))
+        .await;
+    assert_eq!(s, 200, "{}", String::from_utf8_lossy(&body));
+    let v = json(&body);
+    assert_eq!(v["status"]["ready"], true);
+    assert_eq!(v["spec"]["label"], "a");
+}
+
+#[tokio::test]
+async fn deprecated_version_answers_with_a_warning() {
+    let kapi = Kapi::start().await;
+    let crd = widget_crd("v1alpha1", true, true).replacen(
+        r#""served":true,"storage":true,"#,
+        r#""served":true,"storage":true,"deprecated":true,"#,
+        1,
+    );
+    apply_crd(&kapi, &crd);
+    let (_, headers, _) = kapi.raw(get(V1A1)).await;
+    let w = headers.get("warning").unwrap().to_str().unwrap();
+    assert_eq!(w, r#"299 - "example.com/v1alpha1 Widget is deprecated""#);
+}
+
+#[tokio::test]
+async fn deleting_the_crd_deletes_its_objects_then_the_crd() {
+    let kapi = widget_kapi().await;
+    let w = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"w"},"spec":{}}"#;
+    let (s, _, _) = kapi.raw(send("POST", V1A1, "application/json", w)).await;
+    assert_eq!(s, 201);
+    kapi.kubectl_ok(&["delete", "crd", CRD, "--timeout=30s"]);
+    assert!(!kapi.kubectl(&["get", "crd", CRD]).status.success());
+    // Recreated, the resource starts empty: the old objects are gone from storage.
+    apply_crd(&kapi, &widget_crd("v1alpha1", true, true));
+    wait_status(&kapi, V1A1, 200).await;
+    let (_, _, body) = kapi.raw(get(V1A1)).await;
+    assert_eq!(json(&body)["items"], serde_json::json!([]));
+}
+
+#[tokio::test]
+async fn field_selector_on_a_selectable_field() {
+    let kapi = Kapi::start().await;
+    let crd = widget_crd("v1alpha1", true, true).replacen(
+        r#""subresources""#,
+        r#""selectableFields":[{"jsonPath":".spec.label"}],"subresources""#,
+        1,
+    );
+    apply_crd(&kapi, &crd);
+    for (n, l) in [("a", "red"), ("b", "blue")] {
+        let w = format!(
+            r#"{{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{{"name":"{n}"}},"spec":{{"label":"{l}"}}}}"#
+        );
+        let (s, _, _) = kapi.raw(send("POST", V1A1, "application/json", &w)).await;
+        assert_eq!(s, 201);
+    }
+    let (s, _, body) = kapi
+        .raw(get(&format!("{V1A1}?fieldSelector=spec.label%3Dblue")))
+        .await;
+    assert_eq!(s, 200, "{}", String::from_utf8_lossy(&body));
+    let names: Vec<String> = json(&body)["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names, vec!["b"]);
+}
