@@ -1,6 +1,7 @@
 //! Custom-resource converters (R4.16–R4.19): one object-safe, async trait that converts a
 //! batch of unstructured objects to a target version, and the `None` strategy that only
-//! rewrites `apiVersion`. The webhook strategy (HTTPS) implements the same trait later.
+//! rewrites `apiVersion`. The webhook strategy (HTTPS) implements the same trait in
+//! [`crate::webhook`].
 
 use async_trait::async_trait;
 use kapi_api::apiextensions::v1::CustomResourceDefinition;
@@ -29,9 +30,9 @@ pub enum ConversionError {
     /// `spec.conversion.strategy` is not one kapi implements.
     #[error("unknown conversion strategy {0:?}")]
     UnknownStrategy(String),
-    /// The webhook strategy is not implemented yet.
-    #[error("conversion strategy Webhook is not supported yet")]
-    WebhookUnsupported,
+    /// The conversion webhook failed; the message is kube-apiserver's (R4.30, R4.31).
+    #[error(transparent)]
+    Webhook(#[from] crate::webhook::WebhookError),
     /// A converter-specific failure (e.g. a webhook's answer), already worded for the client.
     #[error("{0}")]
     Failed(String),
@@ -167,8 +168,17 @@ pub async fn convert_list(
 }
 
 /// The converter `spec.conversion.strategy` asks for (R4.16); a missing conversion means `None`.
+/// `Webhook` calls through [`crate::webhook::WebhookEnvironment::global`].
 pub fn converter_for(
     crd: &CustomResourceDefinition,
+) -> Result<Arc<dyn CrConverter>, ConversionError> {
+    converter_for_with(crd, crate::webhook::WebhookEnvironment::global())
+}
+
+/// [`converter_for`] with an explicit webhook environment (resolvers, client pool, metrics).
+pub fn converter_for_with(
+    crd: &CustomResourceDefinition,
+    env: Arc<crate::webhook::WebhookEnvironment>,
 ) -> Result<Arc<dyn CrConverter>, ConversionError> {
     let strategy = crd
         .spec
@@ -177,7 +187,7 @@ pub fn converter_for(
         .map_or("None", |c| c.strategy.as_str());
     match strategy {
         "None" => Ok(Arc::new(NoneConverter::new(CrdVersions::of(crd)))),
-        "Webhook" => Err(ConversionError::WebhookUnsupported),
+        "Webhook" => Ok(Arc::new(crate::webhook::WebhookConverter::new(crd, env))),
         other => Err(ConversionError::UnknownStrategy(other.to_string())),
     }
 }

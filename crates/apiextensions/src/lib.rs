@@ -24,7 +24,10 @@ pub use crd::{validate_crd, validate_crd_status_update, validate_crd_update};
 pub mod converter;
 pub use converter::{
     ConversionError, CrConverter, NoneConverter, convert_list, convert_one, converter_for,
+    converter_for_with,
 };
+pub mod webhook;
+pub use webhook::{WebhookConverter, WebhookEnvironment, WebhookError};
 pub mod status;
 pub use status::{invalid_status, unknown_field_messages};
 pub mod pipeline;
