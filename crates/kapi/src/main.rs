@@ -1,5 +1,6 @@
 //! The kapi binary: `kapi serve`, `kapi convert`, …
 
+mod bench;
 mod convert;
 mod serve;
 
@@ -23,6 +24,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Convert built-in objects between API versions, offline.
     Convert(convert::ConvertArgs),
+    /// Load any Kubernetes API server: create, get, update, list, watch fan-out.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -30,5 +33,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Convert(args) => convert::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }

@@ -1,0 +1,197 @@
+//! Lists of a namespace holding `size` ConfigMaps: JSON and protobuf, full and paged, at
+//! several concurrencies. A paged list counts as one operation that reads every page.
+
+use super::client::ApiClient;
+use super::crud::{configmap, configmaps, run_many};
+use super::report::Row;
+use futures::StreamExt;
+use http::Method;
+use std::time::{Duration, Instant};
+
+const JSON: &str = "application/json";
+const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+
+/// Page size of the paged lists.
+pub const PAGE: usize = 500;
+
+/// Creates `size` ConfigMaps in `ns` (16 in flight, not measured); returns failures.
+pub async fn fill(client: &ApiClient, ns: &str, size: usize) -> usize {
+    let base = configmaps(ns);
+    let (_, errors, _) = run_many(client, size, 16, |i| {
+        let body = configmap(&format!("list-{i}"), i, r#""phase":"list""#);
+        (Method::POST, base.clone(), Some(body))
+    })
+    .await;
+    errors
+}
+
+/// Every list row for one namespace of `size` objects.
+pub async fn list_rows(
+    client: &ApiClient,
+    ns: &str,
+    size: usize,
+    concurrency: &[usize],
+    repeats: usize,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (format, accept) in [("json", JSON), ("protobuf", PROTOBUF)] {
+        for limit in [0, PAGE] {
+            for &c in concurrency {
+                let paged = if limit > 0 {
+                    format!(" paged {limit}")
+                } else {
+                    String::new()
+                };
+                let name = format!("list {size} {format}{paged}");
+                rows.push(measure(client, ns, accept, limit, c, repeats, name).await);
+            }
+        }
+    }
+    rows
+}
+
+async fn measure(
+    client: &ApiClient,
+    ns: &str,
+    accept: &str,
+    limit: usize,
+    c: usize,
+    repeats: usize,
+    name: String,
+) -> Row {
+    let started = Instant::now();
+    let results: Vec<Option<Duration>> = futures::stream::iter(0..repeats)
+        .map(|_| async move {
+            let t = Instant::now();
+            match read_all_pages(client, ns, accept, limit).await {
+                Ok(()) => Some(t.elapsed()),
+                Err(e) => {
+                    tracing::warn!(error = %e, "list failed");
+                    None
+                }
+            }
+        })
+        .buffer_unordered(c.max(1))
+        .collect()
+        .await;
+    let total = started.elapsed();
+    let errors = results.iter().filter(|r| r.is_none()).count();
+    Row::new(
+        name,
+        c,
+        results.into_iter().flatten().collect(),
+        errors,
+        total,
+    )
+}
+
+/// One list, following `continue` tokens until the last page.
+async fn read_all_pages(
+    client: &ApiClient,
+    ns: &str,
+    accept: &str,
+    limit: usize,
+) -> Result<(), String> {
+    let mut cont = String::new();
+    loop {
+        let mut path = format!("{}?limit={limit}", configmaps(ns));
+        if !cont.is_empty() {
+            path.push_str("&continue=");
+            path.push_str(&escape(&cont));
+        }
+        let reply = client
+            .send(Method::GET, &path, accept, None)
+            .await
+            .map_err(|e| e.to_string())?;
+        if !reply.status.is_success() {
+            return Err(format!("{path}: {}", reply.status));
+        }
+        if limit == 0 {
+            return Ok(());
+        }
+        cont = if accept == PROTOBUF {
+            protobuf_continue(&reply.body).unwrap_or_default()
+        } else {
+            serde_json::from_slice::<serde_json::Value>(&reply.body)
+                .ok()
+                .and_then(|v| v["metadata"]["continue"].as_str().map(str::to_owned))
+                .unwrap_or_default()
+        };
+        if cont.is_empty() {
+            return Ok(());
+        }
+    }
+}
+
+/// Percent-encodes the characters of a base64 token that are not safe in a query.
+fn escape(token: &str) -> String {
+    token
+        .replace('+', "%2B")
+        .replace('/', "%2F")
+        .replace('=', "%3D")
+}
+
+/// `metadata.continue` of a protobuf list: envelope `k8s\0` + Unknown{raw=2} →
+/// List{metadata=1} → ListMeta{continue=3}.
+fn protobuf_continue(body: &[u8]) -> Option<String> {
+    let unknown = body.strip_prefix(b"k8s\0")?;
+    let raw = bytes_field(unknown, 2)?;
+    let meta = bytes_field(raw, 1)?;
+    let cont = bytes_field(meta, 3)?;
+    String::from_utf8(cont.to_vec()).ok()
+}
+
+/// The first length-delimited field `num` of a protobuf message.
+fn bytes_field(mut buf: &[u8], num: u64) -> Option<&[u8]> {
+    while !buf.is_empty() {
+        let key = varint(&mut buf)?;
+        match key & 7 {
+            0 => {
+                varint(&mut buf)?;
+            }
+            1 => buf = buf.get(8..)?,
+            5 => buf = buf.get(4..)?,
+            2 => {
+                let len = usize::try_from(varint(&mut buf)?).ok()?;
+                let value = buf.get(..len)?;
+                buf = &buf[len..];
+                if key >> 3 == num {
+                    return Some(value);
+                }
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+fn varint(buf: &mut &[u8]) -> Option<u64> {
+    let mut value = 0u64;
+    for shift in (0..64).step_by(7) {
+        let (&b, rest) = buf.split_first()?;
+        *buf = rest;
+        value |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protobuf_continue_reads_list_meta_continue() {
+        // ListMeta{resourceVersion="7", continue="abc"}
+        let meta = [0x12, 1, b'7', 0x1a, 3, b'a', b'b', b'c'];
+        let mut list = vec![0x0a, meta.len() as u8];
+        list.extend_from_slice(&meta);
+        let mut unknown = vec![0x12, list.len() as u8];
+        unknown.extend_from_slice(&list);
+        let mut body = b"k8s\0".to_vec();
+        body.extend_from_slice(&unknown);
+        assert_eq!(protobuf_continue(&body).as_deref(), Some("abc"));
+    }
+}

@@ -1,0 +1,165 @@
+//! `kapi bench`: a load tool for any Kubernetes API server (kapi or kube-apiserver), using
+//! only standard API calls on ConfigMaps in namespaces it creates and deletes: create, get,
+//! update; lists of namespaces holding 1 000 and 10 000 objects (JSON and protobuf, full and
+//! paged); watch fan-out. Prints a Markdown table, optionally writes JSON.
+
+mod client;
+mod crud;
+mod list;
+mod report;
+mod watch;
+
+use clap::Args;
+use client::ApiClient;
+use http::Method;
+use report::Row;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Errors of the load tool.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The kubeconfig could not be read or used.
+    #[error("kubeconfig: {0}")]
+    Kubeconfig(String),
+    /// A request could not be sent or its answer read.
+    #[error("request: {0}")]
+    Request(String),
+    /// The JSON report could not be written.
+    #[error("writing {0}: {1}")]
+    Write(PathBuf, std::io::Error),
+    /// The tokio runtime could not start.
+    #[error("runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+/// Flags of `kapi bench`.
+#[derive(Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// Kubeconfig of the API server to load (current context; token or client certificate).
+    #[arg(long)]
+    pub kubeconfig: PathBuf,
+    /// Creates, gets and updates per concurrency level.
+    #[arg(long, default_value_t = 2000)]
+    pub ops: usize,
+    /// Concurrency levels (requests in flight).
+    #[arg(long, value_delimiter = ',', default_value = "1,16")]
+    pub concurrency: Vec<usize>,
+    /// Namespace sizes to list.
+    #[arg(long, value_delimiter = ',', default_value = "1000,10000")]
+    pub list_sizes: Vec<usize>,
+    /// Lists per (size, format, paging, concurrency).
+    #[arg(long, default_value_t = 32)]
+    pub list_repeats: usize,
+    /// Watcher counts of the fan-out phases (one writer each).
+    #[arg(long, value_delimiter = ',', default_value = "1,16,100")]
+    pub watchers: Vec<usize>,
+    /// Objects the writer creates in each fan-out phase.
+    #[arg(long, default_value_t = 1000)]
+    pub watch_events: usize,
+    /// Independent HTTPS connection pools (each HTTP/2 multiplexed when offered).
+    #[arg(long, default_value_t = 4)]
+    pub connections: usize,
+    /// Speak HTTP/1.1 only (one connection per request in flight).
+    #[arg(long)]
+    pub http1: bool,
+    /// Write the rows as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Keep the benchmark namespaces instead of deleting them.
+    #[arg(long)]
+    pub keep: bool,
+    /// Prefix of the namespaces created (`<prefix>-ops`, `<prefix>-list-N`, `<prefix>-watch`).
+    #[arg(long, default_value = "kapi-bench")]
+    pub namespace_prefix: String,
+}
+
+/// Runs `kapi bench`.
+pub fn run(args: BenchArgs) -> ExitCode {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .try_init();
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let result = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(BenchError::Runtime)
+        .and_then(|rt| rt.block_on(bench(args)));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kapi bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn bench(args: BenchArgs) -> Result<(), BenchError> {
+    let client =
+        Arc::new(ApiClient::from_kubeconfig(&args.kubeconfig, args.connections, args.http1).await?);
+    let prefix = &args.namespace_prefix;
+    let mut rows: Vec<Row> = Vec::new();
+    let ops_ns = format!("{prefix}-ops");
+    create_namespace(&client, &ops_ns).await?;
+    for &c in &args.concurrency {
+        rows.extend(crud::crud_rows(&client, &ops_ns, args.ops, c).await);
+    }
+    let mut namespaces = vec![ops_ns];
+    for &size in &args.list_sizes {
+        let ns = format!("{prefix}-list-{size}");
+        create_namespace(&client, &ns).await?;
+        let failed = list::fill(&client, &ns, size).await;
+        if failed > 0 {
+            tracing::warn!(failed, size, "some list objects were not created");
+        }
+        rows.extend(
+            list::list_rows(&client, &ns, size, &args.concurrency, args.list_repeats).await,
+        );
+        namespaces.push(ns);
+    }
+    let watch_ns = format!("{prefix}-watch");
+    create_namespace(&client, &watch_ns).await?;
+    for &w in &args.watchers {
+        rows.push(watch::fan_out(&client, &watch_ns, w, args.watch_events).await);
+    }
+    namespaces.push(watch_ns);
+    print!("{}", report::markdown(&rows));
+    if let Some(path) = &args.json {
+        let json = serde_json::to_vec_pretty(&rows).unwrap_or_default();
+        std::fs::write(path, json).map_err(|e| BenchError::Write(path.clone(), e))?;
+    }
+    if !args.keep {
+        for ns in &namespaces {
+            let path = format!("/api/v1/namespaces/{ns}");
+            client
+                .send(Method::DELETE, &path, "application/json", None)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Creates a namespace; an existing one is fine.
+async fn create_namespace(client: &ApiClient, name: &str) -> Result<(), BenchError> {
+    let body =
+        format!(r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{name}"}}}}"#);
+    let reply = client
+        .send(
+            Method::POST,
+            "/api/v1/namespaces",
+            "application/json",
+            Some(body.into_bytes()),
+        )
+        .await?;
+    if reply.status.is_success() || reply.status == http::StatusCode::CONFLICT {
+        Ok(())
+    } else {
+        Err(BenchError::Request(format!(
+            "creating namespace {name}: {} {}",
+            reply.status,
+            String::from_utf8_lossy(&reply.body)
+        )))
+    }
+}

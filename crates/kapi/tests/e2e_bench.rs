@@ -1,0 +1,111 @@
+//! `kapi bench` with small counts against a started `kapi serve`: every row is present in
+//! the JSON report with operations counted and no errors.
+
+mod e2e_support;
+
+use e2e_support::Kapi;
+use std::process::Command;
+
+/// Operations the report must contain, each at concurrency 1 and 2 (watchers 1 and 2).
+const EXPECTED: [&str; 12] = [
+    "create",
+    "get",
+    "update",
+    "list 30 json",
+    "list 30 json paged 500",
+    "list 30 protobuf",
+    "list 30 protobuf paged 500",
+    "list 120 json",
+    "list 120 json paged 500",
+    "list 120 protobuf",
+    "list 120 protobuf paged 500",
+    "watch fan-out 5 events",
+];
+
+#[tokio::test]
+async fn kapi_bench_reports_every_row_with_nonzero_counts() {
+    let kapi = Kapi::start().await;
+    let report = kapi.dir.path().join("bench.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_kapi"))
+        .arg("bench")
+        .arg("--kubeconfig")
+        .arg(kapi.kubeconfig())
+        .args([
+            "--ops",
+            "20",
+            "--concurrency",
+            "1,2",
+            "--list-sizes",
+            "30,120",
+        ])
+        .args([
+            "--list-repeats",
+            "3",
+            "--watchers",
+            "1,2",
+            "--watch-events",
+            "5",
+        ])
+        .arg("--json")
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.starts_with("| operation | concurrency |"),
+        "{stdout}"
+    );
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    for op in EXPECTED {
+        for c in [1, 2] {
+            let row = rows
+                .iter()
+                .find(|r| r["operation"] == op && r["concurrency"] == c)
+                .unwrap_or_else(|| panic!("no row {op} at {c}: {rows:?}"));
+            assert!(row["count"].as_u64().unwrap() > 0, "{row}");
+            assert_eq!(row["errors"], 0, "{row}");
+            assert!(row["ops_per_second"].as_f64().unwrap() > 0.0, "{row}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn kapi_bench_delivers_every_event_to_every_watcher() {
+    let kapi = Kapi::start().await;
+    let report = kapi.dir.path().join("bench.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_kapi"))
+        .arg("bench")
+        .arg("--kubeconfig")
+        .arg(kapi.kubeconfig())
+        .args(["--ops", "1", "--concurrency", "1", "--list-sizes", "1"])
+        .args([
+            "--list-repeats",
+            "1",
+            "--watchers",
+            "3",
+            "--watch-events",
+            "7",
+        ])
+        .arg("--json")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let watch = rows
+        .iter()
+        .find(|r| r["operation"] == "watch fan-out 7 events")
+        .unwrap();
+    assert_eq!(watch["count"], 21, "{watch}");
+}
