@@ -236,9 +236,9 @@ async fn version_lifecycle_keeps_every_object_readable() {
 }
 
 #[tokio::test]
-async fn schema_and_cel_violations_are_422_with_every_cause_and_store_nothing() {
+async fn schema_violations_are_422_with_every_cause_and_store_nothing() {
     let kapi = widget_kapi().await;
-    let bad = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"bad"},"spec":{"label":"far-too-long-label","replicas":11}}"#;
+    let bad = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"bad"},"spec":{"label":"far-too-long-label","replicas":-1}}"#;
     let (s, _, body) = kapi.raw(send("POST", V1A1, "application/json", bad)).await;
     assert_eq!(s, 422, "{}", String::from_utf8_lossy(&body));
     let v = json(&body);
@@ -248,12 +248,23 @@ async fn schema_and_cel_violations_are_422_with_every_cause_and_store_nothing() 
         .iter()
         .map(|c| c["field"].as_str().unwrap())
         .collect();
-    assert_eq!(fields, vec!["spec.label", "spec"], "{v}");
-    assert!(
-        causes[1]["message"]
-            .as_str()
-            .unwrap()
-            .contains("replicas must be at most 10")
+    assert_eq!(fields[..2], ["spec.label", "spec.replicas"], "{v}");
+    assert_eq!(causes[0]["reason"], "FieldValueTooLong");
+    assert_eq!(stored_widgets(&kapi).await, 0);
+}
+
+#[tokio::test]
+async fn cel_violation_is_422_with_the_rule_message_and_stores_nothing() {
+    let kapi = widget_kapi().await;
+    let bad = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"bad"},"spec":{"replicas":11}}"#;
+    let (s, _, body) = kapi.raw(send("POST", V1A1, "application/json", bad)).await;
+    assert_eq!(s, 422, "{}", String::from_utf8_lossy(&body));
+    let v = json(&body);
+    let cause = &v["details"]["causes"][0];
+    assert_eq!(cause["field"], "spec");
+    assert_eq!(
+        cause["message"],
+        "Invalid value: replicas must be at most 10"
     );
     assert_eq!(stored_widgets(&kapi).await, 0);
 }
@@ -364,7 +375,8 @@ async fn strategic_merge_patch_is_415_and_protobuf_is_406() {
 async fn table_output_has_the_printer_columns() {
     let kapi = widget_kapi().await;
     kapi.kubectl_ok(&["create", "-f", &file(&kapi, "w.json", r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"w"},"spec":{"label":"blue","replicas":3}}"#)]);
-    let out = kapi.kubectl_ok(&["get", "wd"]);
+    // v1beta1 (no columns) is the preferred version; ask for v1alpha1's table.
+    let out = kapi.kubectl_ok(&["get", "widgets.v1alpha1.example.com"]);
     let mut lines = out.lines();
     let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
     assert_eq!(header, vec!["NAME", "LABEL", "REPLICAS"]);
