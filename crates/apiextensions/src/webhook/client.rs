@@ -179,16 +179,8 @@ fn go_cause(e: &reqwest::Error, route: &Route) -> String {
     let mut source = e.source();
     let mut chain = Vec::new();
     while let Some(s) = source {
-        if let Some(tls) = s.downcast_ref::<rustls::Error>() {
-            return go_tls_cause(tls, &route.domain);
-        }
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            if io.kind() == std::io::ErrorKind::ConnectionRefused {
-                return format!("dial tcp {}: connect: connection refused", route.dial);
-            }
-            if let Some(tls) = io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
-                return go_tls_cause(tls, &route.domain);
-            }
+        if let Some(cause) = known_cause(s, route) {
+            return cause;
         }
         chain.push(s.to_string());
         source = s.source();
@@ -197,6 +189,25 @@ fn go_cause(e: &reqwest::Error, route: &Route) -> String {
         return format!("dial tcp: lookup {}: no such host", route.domain);
     }
     chain.last().cloned().unwrap_or_else(|| e.to_string())
+}
+
+/// A TLS or connect failure inside `e`, looking through nested `io::Error`s (whose
+/// `source()` skips the error they wrap).
+fn known_cause(e: &(dyn std::error::Error + 'static), route: &Route) -> Option<String> {
+    let mut current: &(dyn std::error::Error + 'static) = e;
+    loop {
+        if let Some(tls) = current.downcast_ref::<rustls::Error>() {
+            return Some(go_tls_cause(tls, &route.domain));
+        }
+        let io = current.downcast_ref::<std::io::Error>()?;
+        if io.kind() == std::io::ErrorKind::ConnectionRefused {
+            return Some(format!(
+                "dial tcp {}: connect: connection refused",
+                route.dial
+            ));
+        }
+        current = io.get_ref()?;
+    }
 }
 
 fn go_tls_cause(e: &rustls::Error, domain: &str) -> String {

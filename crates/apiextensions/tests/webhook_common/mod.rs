@@ -34,9 +34,10 @@ pub fn make_certs() -> Certs {
     let ca_key = KeyPair::generate().unwrap();
     let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
     ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca_params
-        .distinguished_name
-        .push(DnType::CommonName, "kapi-webhook-test-ca");
+    ca_params.distinguished_name.push(
+        DnType::CommonName,
+        format!("kapi-webhook-test-ca-{}", rand_suffix()),
+    );
     let ca_cert = ca_params.self_signed(&ca_key).unwrap();
     let issuer = Issuer::new(ca_params, &ca_key);
     let leaf_key = KeyPair::generate().unwrap();
@@ -232,4 +233,12 @@ pub fn widget(name: &str, label: &str) -> Value {
         "metadata": {"name": name, "namespace": "default", "uid": format!("uid-{name}"),
             "resourceVersion": "7", "generation": 1, "labels": {"app": "w"}},
         "spec": {"label": label, "replicas": 2}})
+}
+
+/// A suffix that makes each test CA's name unique (a CA is found by name before its key is
+/// checked, so two CAs with one name would give "bad signature" instead of "unknown authority").
+fn rand_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    u64::from(std::process::id()) * 1_000_000 + NEXT.fetch_add(1, Ordering::Relaxed)
 }
