@@ -15,6 +15,7 @@ pub mod apiextensions;
 pub mod autoscaling;
 pub mod coordination;
 pub mod core;
+pub mod fields;
 pub mod meta;
 mod object;
 pub mod proto;
