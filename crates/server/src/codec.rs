@@ -25,6 +25,12 @@ pub trait ObjectCodec: Send + Sync {
         None
     }
 
+    /// The OpenAPI v3 schema of objects in this entry's version, when the kind has one with
+    /// field detail (custom resources: the CRD version's `openAPIV3Schema`).
+    fn openapi_schema(&self) -> Option<Value> {
+        None
+    }
+
     /// Field-validation problems of a JSON body, as Kubernetes words them
     /// (`unknown field "spec.x"`, `duplicate field "a"`).
     fn field_problems(&self, json: &[u8]) -> Vec<String> {

@@ -70,6 +70,9 @@ fn paths_of(e: &ResourceEntry, paths: &mut Map<String, Value>) {
 }
 
 fn schema_of(e: &ResourceEntry) -> Value {
+    if let Some(schema) = e.codec.openapi_schema() {
+        return detailed_schema(e, schema);
+    }
     json!({
         "type": "object",
         "description": format!("{} is served by kapi.", e.names.kind),
@@ -81,6 +84,22 @@ fn schema_of(e: &ResourceEntry) -> Value {
         "x-kubernetes-preserve-unknown-fields": true,
         "x-kubernetes-group-version-kind": [{"group": e.group, "version": e.version, "kind": e.names.kind}],
     })
+}
+
+/// A kind's own schema with apiVersion, kind and metadata added, as kube-apiserver publishes
+/// CRD schemas (so `kubectl explain` shows the fields).
+fn detailed_schema(e: &ResourceEntry, mut schema: Value) -> Value {
+    let gvk = json!([{"group": e.group, "version": e.version, "kind": e.names.kind}]);
+    if let Some(map) = schema.as_object_mut() {
+        let props = map.entry("properties").or_insert_with(|| json!({}));
+        if let Some(props) = props.as_object_mut() {
+            props.insert("apiVersion".into(), json!({"type": "string", "description": "APIVersion defines the versioned schema of this representation of an object."}));
+            props.insert("kind".into(), json!({"type": "string", "description": "Kind is a string value representing the REST resource this object represents."}));
+            props.insert("metadata".into(), json!({"allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]}));
+        }
+        map.insert("x-kubernetes-group-version-kind".into(), gvk);
+    }
+    schema
 }
 
 /// The OpenAPI v3 document of one group version; `None` when not served.

@@ -21,6 +21,8 @@ pub struct CrCodec {
     /// Conversion strategy `None`: objects of versions removed from the CRD are read as the
     /// storage version (only apiVersion would change anyway).
     none_conversion: bool,
+    /// The version's `openAPIV3Schema` as published in OpenAPI.
+    openapi: Option<Value>,
 }
 
 impl CrCodec {
@@ -37,7 +39,14 @@ impl CrCodec {
             version: version.to_owned(),
             kind: kind.to_owned(),
             none_conversion: false,
+            openapi: None,
         }
+    }
+
+    /// Sets the schema published in OpenAPI.
+    pub fn with_openapi_schema(mut self, schema: Option<Value>) -> Self {
+        self.openapi = schema;
+        self
     }
 
     /// Marks the CRD's conversion strategy as `None`.
@@ -115,6 +124,10 @@ impl ObjectCodec for CrCodec {
             out.extend(unknown_field_messages(&unknown));
         }
         out
+    }
+
+    fn openapi_schema(&self) -> Option<Value> {
+        self.openapi.clone()
     }
 
     fn check_type(&self, kind: &str, api_version: &str) -> Option<ApiError> {

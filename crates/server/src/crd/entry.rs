@@ -74,6 +74,11 @@ fn deprecation(
     })
 }
 
+fn openapi_schema(v: &CustomResourceDefinitionVersion) -> Option<serde_json::Value> {
+    let schema = v.schema.as_ref()?.open_api_v3_schema.as_deref()?;
+    serde_json::to_value(schema).ok()
+}
+
 /// The entries serving every `served` version of `crd`; keys live under `root`.
 pub fn entries_for_crd(
     root: &str,
@@ -116,7 +121,8 @@ pub fn entries_for_crd(
                 storage_version_hash: storage_version_hash(group, &storage, &names.kind),
                 codec: Arc::new(
                     CrCodec::new(schemas.clone(), group, &v.name, &names.kind)
-                        .with_none_conversion(none_conversion),
+                        .with_none_conversion(none_conversion)
+                        .with_openapi_schema(openapi_schema(v)),
                 ),
                 strategy: Arc::new(CrStrategy {
                     schemas: schemas.clone(),
