@@ -81,16 +81,20 @@ mod tests {
 
     #[test]
     fn secret_fields_include_the_type() {
-        let mut secret = Secret::default();
-        secret.r#type = "Opaque".into();
+        let secret = Secret {
+            r#type: "Opaque".into(),
+            ..Default::default()
+        };
         assert_eq!(selectable_fields(&secret)["type"], "Opaque");
         assert!(selectable_fields(&secret).contains_key("metadata.namespace"));
     }
 
     #[test]
     fn event_source_falls_back_to_the_reporting_controller() {
-        let mut event = Event::default();
-        event.reporting_controller = "kubelet".into();
+        let mut event = Event {
+            reporting_controller: "kubelet".into(),
+            ..Default::default()
+        };
         assert_eq!(selectable_fields(&event)["source"], "kubelet");
         event.source.component = "scheduler".into();
         assert_eq!(selectable_fields(&event)["source"], "scheduler");
