@@ -379,3 +379,40 @@ async fn field_selector_on_a_selectable_field() {
         .collect();
     assert_eq!(names, vec!["b"]);
 }
+
+#[tokio::test]
+async fn scale_subresource_reads_and_writes_spec_replicas() {
+    let kapi = widget_kapi().await;
+    let w = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"w1"},"spec":{"replicas":3}}"#;
+    let (s, _, _) = kapi.raw(send("POST", V1A1, "application/json", w)).await;
+    assert_eq!(s, 201);
+    let (s, _, body) = kapi.raw(get(&format!("{V1A1}/w1/scale"))).await;
+    assert_eq!(s, 200, "{}", String::from_utf8_lossy(&body));
+    let scale = json(&body);
+    let want = golden("cr-scale.json");
+    for k in ["apiVersion", "kind", "spec", "status"] {
+        assert_eq!(scale[k], want[k], "{k}");
+    }
+    kapi.kubectl_ok(&[
+        "scale",
+        "widgets.v1alpha1.example.com",
+        "w1",
+        "--replicas=5",
+    ]);
+    let got = json(
+        kapi.kubectl_ok(&["get", "widgets.v1alpha1.example.com", "w1", "-o", "json"])
+            .as_bytes(),
+    );
+    assert_eq!(got["spec"]["replicas"], 5);
+    assert_eq!(got["metadata"]["generation"], 2);
+    let bad = r#"{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"w1"},"spec":{"replicas":-1}}"#;
+    let (s, _, _) = kapi
+        .raw(send(
+            "PUT",
+            &format!("{V1A1}/w1/scale"),
+            "application/json",
+            bad,
+        ))
+        .await;
+    assert_eq!(s, 422);
+}

@@ -205,6 +205,9 @@ fn verb_allowed(entry: &crate::registry::ResourceEntry, info: &ResourceRequest) 
 }
 
 async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
+    if handlers::view::applies(&ctx) {
+        return handlers::view::dispatch(&ctx, body).await;
+    }
     match ctx.info.verb {
         Verb::Get => handlers::read::get(&ctx).await,
         Verb::List => handlers::list::list(&ctx).await,

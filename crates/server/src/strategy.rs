@@ -56,6 +56,27 @@ pub trait Strategy: Send + Sync {
         self.validate(new)
     }
 
+    /// Whether `subresource` is a different kind over the same object (`scale`): served by
+    /// [`Strategy::view`] and [`Strategy::apply_view`].
+    fn has_view(&self, _subresource: &str) -> bool {
+        false
+    }
+
+    /// The object as the subresource's kind (a Scale), when [`Strategy::has_view`].
+    fn view(&self, _subresource: &str, _obj: &Value) -> Option<Value> {
+        None
+    }
+
+    /// Writes a changed view back into the object; causes of a 422 when it is invalid.
+    fn apply_view(
+        &self,
+        _subresource: &str,
+        _obj: &mut Value,
+        _view: &Value,
+    ) -> Result<(), Vec<StatusCause>> {
+        Ok(())
+    }
+
     /// Whether strategic merge patch applies (custom resources answer 415, R3.x).
     fn supports_strategic_merge_patch(&self) -> bool {
         true

@@ -15,14 +15,14 @@ pub const V1B1: &str = "/apis/example.com/v1beta1/namespaces/default/widgets";
 pub fn widget_crd(storage: &str, alpha_served: bool, with_alpha: bool) -> String {
     let alpha = format!(
         r#"{{"name":"v1alpha1","served":{alpha_served},"storage":{},
-  "subresources":{{"status":{{}}}},
+  "subresources":{{"status":{{}},"scale":{{"specReplicasPath":".spec.replicas","statusReplicasPath":".status.replicas"}}}},
   "additionalPrinterColumns":[{{"name":"Label","type":"string","jsonPath":".spec.label"}},
                                {{"name":"Replicas","type":"integer","jsonPath":".spec.replicas"}}],
   "schema":{{"openAPIV3Schema":{{"type":"object","properties":{{
     "spec":{{"type":"object",
       "x-kubernetes-validations":[{{"rule":"self.replicas <= 10","message":"replicas must be at most 10"}}],
       "properties":{{"label":{{"type":"string","maxLength":10}},"replicas":{{"type":"integer","minimum":0,"default":1}}}}}},
-    "status":{{"type":"object","properties":{{"ready":{{"type":"boolean"}}}}}}}}}}}}}},"#,
+    "status":{{"type":"object","properties":{{"ready":{{"type":"boolean"}},"replicas":{{"type":"integer"}}}}}}}}}}}}}},"#,
         storage == "v1alpha1"
     );
     format!(

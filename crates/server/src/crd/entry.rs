@@ -2,6 +2,7 @@
 //! key prefix `<root>/<group>/<plural>`, the compiled schemas and the CRD's converter.
 
 use super::codec::CrCodec;
+use super::scale::ScaleSpec;
 use super::strategy::CrStrategy;
 use super::table::CrTable;
 use super::version_priority;
@@ -103,13 +104,21 @@ pub fn entries_for_crd(
         .map(|v| {
             let subs = v.subresources.as_ref();
             let status = subs.is_some_and(|s| s.status.is_some());
-            let subresources = status
-                .then(|| Subresource {
-                    name: "status".into(),
-                    verbs: vec!["get".into(), "patch".into(), "update".into()],
-                })
-                .into_iter()
-                .collect();
+            let scale = subs.and_then(|s| s.scale.as_ref()).map(|s| ScaleSpec {
+                spec_replicas: s.spec_replicas_path.clone(),
+                status_replicas: s.status_replicas_path.clone(),
+                label_selector: s.label_selector_path.clone(),
+            });
+            let verbs = || vec!["get".into(), "patch".into(), "update".into()];
+            let mut subresources = Vec::new();
+            for (name, on) in [("scale", scale.is_some()), ("status", status)] {
+                if on {
+                    subresources.push(Subresource {
+                        name: name.into(),
+                        verbs: verbs(),
+                    });
+                }
+            }
             ResourceEntry {
                 group: group.clone(),
                 version: v.name.clone(),
@@ -130,6 +139,7 @@ pub fn entries_for_crd(
                     status,
                     selectable: selectable(v),
                     warning: deprecation(crd, v),
+                    scale,
                 }),
                 table: Arc::new(CrTable::new(&v.additional_printer_columns)),
                 version_priority: version_priority(&v.name),

@@ -6,6 +6,7 @@ pub mod codec;
 pub mod controller;
 pub mod crd_strategy;
 pub mod entry;
+pub mod scale;
 pub mod strategy;
 pub mod table;
 

@@ -22,6 +22,8 @@ pub struct CrStrategy {
     pub selectable: Vec<(String, Vec<String>)>,
     /// The version's deprecation warning, when deprecated.
     pub warning: Option<String>,
+    /// The `scale` subresource's paths, when it has one.
+    pub scale: Option<super::scale::ScaleSpec>,
 }
 
 impl Strategy for CrStrategy {
@@ -60,6 +62,27 @@ impl Strategy for CrStrategy {
                 (label.clone(), value)
             })
             .collect()
+    }
+
+    fn has_view(&self, subresource: &str) -> bool {
+        subresource == "scale" && self.scale.is_some()
+    }
+
+    fn view(&self, subresource: &str, obj: &Value) -> Option<Value> {
+        let scale = self.scale.as_ref().filter(|_| subresource == "scale")?;
+        Some(scale.view(obj))
+    }
+
+    fn apply_view(
+        &self,
+        subresource: &str,
+        obj: &mut Value,
+        view: &Value,
+    ) -> Result<(), Vec<StatusCause>> {
+        match self.scale.as_ref().filter(|_| subresource == "scale") {
+            Some(scale) => scale.apply(obj, view),
+            None => Ok(()),
+        }
     }
 
     fn supports_strategic_merge_patch(&self) -> bool {

@@ -7,6 +7,7 @@ pub mod list;
 pub mod patch;
 pub mod read;
 pub mod strategic;
+pub mod view;
 pub mod watch;
 pub mod write;
 

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 /// The patch types kube-apiserver accepts for built-in kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PatchType {
+pub(super) enum PatchType {
     Json,
     Merge,
     Strategic,
@@ -31,7 +31,7 @@ const ACCEPTED: [&str; 4] = [
     "application/strategic-merge-patch+json",
 ];
 
-fn patch_type(ctx: &Ctx) -> Result<PatchType, ApiError> {
+pub(super) fn patch_type(ctx: &Ctx) -> Result<PatchType, ApiError> {
     let ct = ctx
         .headers
         .get(CONTENT_TYPE)
@@ -74,7 +74,7 @@ pub fn apply_merge(target: &mut Value, applied: &Value) {
     }
 }
 
-fn parse_patch(kind: PatchType, bytes: &[u8]) -> Result<Value, ApiError> {
+pub(super) fn parse_patch(kind: PatchType, bytes: &[u8]) -> Result<Value, ApiError> {
     let bad = |e: String| ApiError::bad_request(format!("error decoding patch: {e}"));
     match kind {
         PatchType::Apply => {
@@ -85,7 +85,7 @@ fn parse_patch(kind: PatchType, bytes: &[u8]) -> Result<Value, ApiError> {
     }
 }
 
-fn apply_patch(kind: PatchType, patch: &Value, current: &Value) -> Result<Value, ApiError> {
+pub(super) fn apply_patch(kind: PatchType, patch: &Value, current: &Value) -> Result<Value, ApiError> {
     let mut doc = current.clone();
     match kind {
         PatchType::Json => {
