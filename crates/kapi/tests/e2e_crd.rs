@@ -416,3 +416,38 @@ async fn scale_subresource_reads_and_writes_spec_replicas() {
         .await;
     assert_eq!(s, 422);
 }
+
+/// resourceVersion of a Widget after a no-op `kubectl replace` (get, then put back).
+fn replace_unchanged(kapi: &Kapi, name: &str) -> (String, String) {
+    let before = kapi.kubectl_ok(&["get", "widgets.v1beta1.example.com", name, "-o", "json"]);
+    let rv = json(before.as_bytes())["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let path = file(kapi, &format!("{name}-replace.json"), &before);
+    let after = kapi.kubectl_ok(&["replace", "-f", &path, "-o", "json"]);
+    let new_rv = json(after.as_bytes())["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (rv, new_rv)
+}
+
+#[tokio::test]
+async fn unchanged_update_rewrites_only_objects_stored_in_an_old_version() {
+    let kapi = widget_kapi().await;
+    let old = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"old"},"spec":{}}"#;
+    kapi.kubectl_ok(&["create", "-f", &file(&kapi, "old.json", old)]);
+    apply_crd(&kapi, &widget_crd("v1beta1", true, true));
+    let new = r#"{"apiVersion":"example.com/v1beta1","kind":"Widget","metadata":{"name":"new"},"spec":{}}"#;
+    kapi.kubectl_ok(&["create", "-f", &file(&kapi, "new.json", new)]);
+    let (before, after) = replace_unchanged(&kapi, "new");
+    assert_eq!(
+        before, after,
+        "an object in the storage version is not rewritten"
+    );
+    let (before, after) = replace_unchanged(&kapi, "old");
+    assert_ne!(before, after, "an object in an older version is rewritten");
+    let (before, after) = replace_unchanged(&kapi, "old");
+    assert_eq!(before, after, "once rewritten it is current");
+}

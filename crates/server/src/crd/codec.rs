@@ -126,6 +126,16 @@ impl ObjectCodec for CrCodec {
         out
     }
 
+    fn is_stored_current(&self, bytes: &[u8]) -> bool {
+        #[derive(serde::Deserialize)]
+        struct Head {
+            #[serde(rename = "apiVersion", default)]
+            api_version: String,
+        }
+        let storage = format!("{}/{}", self.group, self.schemas.storage_version());
+        serde_json::from_slice::<Head>(bytes).is_ok_and(|h| h.api_version == storage)
+    }
+
     fn openapi_schema(&self) -> Option<Value> {
         self.openapi.clone()
     }

@@ -202,6 +202,17 @@ pub fn prepare_update(ctx: &Ctx, new: &mut Value, old: &Value) {
     strategy.prepare_for_update(new, old, None);
 }
 
+/// Whether the stored object is in the current storage version (else a no-op update
+/// rewrites it).
+async fn stored_current(ctx: &Ctx) -> Result<bool, ApiError> {
+    let key = ctx.key();
+    match ctx.state.store.get(key.as_bytes(), None).await {
+        Ok(Some(kv)) => Ok(ctx.entry.codec.is_stored_current(&kv.value)),
+        Ok(None) => Ok(true),
+        Err(e) => Err(ctx.store_error(e, ctx.name())),
+    }
+}
+
 /// Writes `new` over the stored object at `mod_revision`; a no-op update writes nothing.
 /// An object being deleted whose finalizers are gone is deleted instead (R8.24).
 pub async fn store_update(
@@ -214,7 +225,7 @@ pub async fn store_update(
     let mut old_cmp = old.clone();
     meta::set_meta(&mut old_cmp, "resourceVersion", None);
     meta::set_meta(&mut new, "resourceVersion", None);
-    if new == old_cmp {
+    if new == old_cmp && stored_current(ctx).await? {
         return Ok(old.clone());
     }
     if ctx.dry_run() {
