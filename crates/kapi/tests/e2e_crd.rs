@@ -438,9 +438,12 @@ async fn unchanged_update_rewrites_only_objects_stored_in_an_old_version() {
     let kapi = widget_kapi().await;
     let old = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"old"},"spec":{}}"#;
     kapi.kubectl_ok(&["create", "-f", &file(&kapi, "old.json", old)]);
+    // The first replace records kubectl-replace in managedFields (a real change).
+    replace_unchanged(&kapi, "old");
     apply_crd(&kapi, &widget_crd("v1beta1", true, true));
     let new = r#"{"apiVersion":"example.com/v1beta1","kind":"Widget","metadata":{"name":"new"},"spec":{}}"#;
     kapi.kubectl_ok(&["create", "-f", &file(&kapi, "new.json", new)]);
+    replace_unchanged(&kapi, "new");
     let (before, after) = replace_unchanged(&kapi, "new");
     assert_eq!(
         before, after,
