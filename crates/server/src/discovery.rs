@@ -100,15 +100,31 @@ fn resource_json(e: &ResourceEntry) -> Vec<Value> {
     }
     let mut out = vec![main];
     for s in &e.subresources {
-        out.push(json!({
+        let mut sub = json!({
             "name": format!("{}/{}", e.names.plural, s.name),
             "singularName": "",
             "namespaced": e.namespaced(),
             "kind": e.names.kind,
             "verbs": s.verbs,
-        }));
+        });
+        if s.name == "scale" {
+            sub["group"] = json!("autoscaling");
+            sub["version"] = json!("v1");
+            sub["kind"] = json!("Scale");
+        }
+        out.push(sub);
     }
     out
+}
+
+/// `responseKind` of a subresource: every `scale` subresource speaks autoscaling/v1 Scale
+/// (as in Kubernetes); others the entry's own kind.
+fn subresource_kind(e: &ResourceEntry, sub: &str) -> Value {
+    if sub == "scale" {
+        json!({"group": "autoscaling", "version": "v1", "kind": "Scale"})
+    } else {
+        json!({"group": "", "version": "", "kind": e.names.kind})
+    }
 }
 
 /// `/api/v1` or `/apis/<g>/<v>` (APIResourceList); `None` when not served.
@@ -150,7 +166,7 @@ fn aggregated_resource(e: &Arc<ResourceEntry>) -> Value {
         let subs: Vec<Value> = e
             .subresources
             .iter()
-            .map(|s| json!({"subresource": s.name, "responseKind": kind(&e.names.kind), "verbs": s.verbs}))
+            .map(|s| json!({"subresource": s.name, "responseKind": subresource_kind(e, &s.name), "verbs": s.verbs}))
             .collect();
         r["subresources"] = json!(subs);
     }

@@ -14,13 +14,15 @@ use std::sync::Arc;
 /// Discovery order of CRD groups: after every built-in group.
 const CRD_GROUP_PRIORITY: u32 = 1000;
 
+/// Verbs of a custom resource, in kube-apiserver's discovery order (golden
+/// `discovery-group-version.json`).
 const VERBS: [&str; 8] = [
-    "create",
     "delete",
     "deletecollection",
     "get",
     "list",
     "patch",
+    "create",
     "update",
     "watch",
 ];
@@ -111,7 +113,7 @@ pub fn entries_for_crd(
             });
             let verbs = || vec!["get".into(), "patch".into(), "update".into()];
             let mut subresources = Vec::new();
-            for (name, on) in [("scale", scale.is_some()), ("status", status)] {
+            for (name, on) in [("status", status), ("scale", scale.is_some())] {
                 if on {
                     subresources.push(Subresource {
                         name: name.into(),
