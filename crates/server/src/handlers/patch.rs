@@ -85,7 +85,11 @@ pub(super) fn parse_patch(kind: PatchType, bytes: &[u8]) -> Result<Value, ApiErr
     }
 }
 
-pub(super) fn apply_patch(kind: PatchType, patch: &Value, current: &Value) -> Result<Value, ApiError> {
+pub(super) fn apply_patch(
+    kind: PatchType,
+    patch: &Value,
+    current: &Value,
+) -> Result<Value, ApiError> {
     let mut doc = current.clone();
     match kind {
         PatchType::Json => {
