@@ -444,3 +444,16 @@ async fn unchanged_update_rewrites_only_objects_stored_in_an_old_version() {
     let (before, after) = replace_unchanged(&kapi, "old");
     assert_eq!(before, after, "once rewritten it is current");
 }
+
+#[tokio::test]
+async fn restarted_kapi_serves_its_custom_resources_from_the_first_request() {
+    let mut kapi = widget_kapi().await;
+    let w = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"kept"},"spec":{}}"#;
+    let (s, _, _) = kapi.raw(send("POST", V1A1, "application/json", w)).await;
+    assert_eq!(s, 201);
+    assert!(kapi.stop());
+    let dir = std::mem::replace(&mut kapi.dir, tempfile::tempdir().unwrap());
+    let kapi = Kapi::start_in(dir, &[]).await;
+    let (s, _, body) = kapi.raw(get(&format!("{V1B1}/kept"))).await;
+    assert_eq!(s, 200, "{}", String::from_utf8_lossy(&body));
+}

@@ -164,7 +164,7 @@ impl Server {
         });
         crate::namespace_lifecycle::ensure_system_namespaces(&state).await?;
         tracing::debug!("system namespaces ensured");
-        crate::crd::spawn_crd_controller(state.clone());
+        crate::crd::start_crd_controller(state.clone()).await;
         Ok(Self {
             listener,
             tls,

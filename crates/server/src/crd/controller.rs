@@ -17,8 +17,10 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Starts the CRD controller; it runs until the process ends, restarting its watch on errors.
-pub fn spawn_crd_controller(state: Arc<ApiState>) -> Option<tokio::task::JoinHandle<()>> {
+/// Starts the CRD controller: the CRDs already stored are served when this returns (so a
+/// restarted kapi serves its custom resources from its first request); the watch then runs
+/// until shutdown, re-listing after errors.
+pub async fn start_crd_controller(state: Arc<ApiState>) -> Option<tokio::task::JoinHandle<()>> {
     let crd_prefix = state
         .registry
         .snapshot()
@@ -28,15 +30,30 @@ pub fn spawn_crd_controller(state: Arc<ApiState>) -> Option<tokio::task::JoinHan
     let root = crd_prefix
         .strip_suffix("/apiextensions.k8s.io/customresourcedefinitions")?
         .to_owned();
+    let mut ctl = Controller {
+        state,
+        root,
+        prefix: format!("{crd_prefix}/"),
+        known: BTreeMap::new(),
+    };
+    let mut synced = match ctl.sync().await {
+        Ok(rev) => Some(rev),
+        Err(e) => {
+            tracing::warn!(error = %e, "listing CRDs failed; retrying in the background");
+            None
+        }
+    };
     Some(tokio::spawn(async move {
-        let mut ctl = Controller {
-            state,
-            root,
-            prefix: format!("{crd_prefix}/"),
-            known: BTreeMap::new(),
-        };
         loop {
-            if let Err(e) = ctl.run().await {
+            let revision = match synced.take() {
+                Some(rev) => Ok(rev),
+                None => ctl.sync().await,
+            };
+            let result = match revision {
+                Ok(rev) => ctl.watch_from(rev).await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = result {
                 tracing::warn!(error = %e, "CRD controller restarting");
             }
             if *ctl.state.shutdown.borrow() {
@@ -83,7 +100,8 @@ fn names_of(n: &CustomResourceDefinitionNames) -> Vec<&str> {
 }
 
 impl Controller {
-    async fn run(&mut self) -> Result<(), StoreError> {
+    /// Lists the CRDs and brings the registry in line; returns the list's revision.
+    async fn sync(&mut self) -> Result<i64, StoreError> {
         let store = self.state.store.clone();
         let listed = store
             .range(RangeRequest::prefix(self.prefix.as_bytes()))
@@ -102,10 +120,15 @@ impl Controller {
             }
         }
         self.known = seen;
+        Ok(listed.revision)
+    }
+
+    /// Follows CRD changes after `revision` until shutdown or an error.
+    async fn watch_from(&mut self, revision: i64) -> Result<(), StoreError> {
         let request = WatchRequest::prefix(self.prefix.as_bytes())
-            .from_revision(listed.revision + 1)
+            .from_revision(revision + 1)
             .with_prev_kv();
-        let mut watch = store.watch(request).await?;
+        let mut watch = self.state.store.watch(request).await?;
         let mut shutdown = self.state.shutdown.clone();
         loop {
             let next = tokio::select! {

@@ -13,7 +13,7 @@ pub mod table;
 use crate::status::StatusCause;
 use kapi_apiextensions::FieldError;
 
-pub use controller::spawn_crd_controller;
+pub use controller::start_crd_controller;
 pub use crd_strategy::CrdStrategy;
 pub use entry::entries_for_crd;
 
