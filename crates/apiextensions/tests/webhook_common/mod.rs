@@ -61,17 +61,19 @@ pub fn make_certs() -> Certs {
     }
 }
 
-/// The `widget-webhook` binary of kapi-webhook, built on demand.
+/// The `widget-webhook` binary of kapi-webhook (same profile as this test or bench), built
+/// on demand.
 fn widget_webhook_binary() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
     let bin = profile_dir.join("widget-webhook");
     if !bin.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "-p", "kapi-webhook", "--bin", "widget-webhook"])
-            .status()
-            .unwrap();
+        let mut args = vec!["build", "-p", "kapi-webhook", "--bin", "widget-webhook"];
+        if profile_dir.ends_with("release") {
+            args.push("--release");
+        }
+        let status = Command::new(cargo).args(&args).status().unwrap();
         assert!(status.success(), "building widget-webhook failed");
     }
     bin
