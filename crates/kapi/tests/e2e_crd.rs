@@ -457,3 +457,30 @@ async fn restarted_kapi_serves_its_custom_resources_from_the_first_request() {
     let (s, _, body) = kapi.raw(get(&format!("{V1B1}/kept"))).await;
     assert_eq!(s, 200, "{}", String::from_utf8_lossy(&body));
 }
+
+#[tokio::test]
+async fn table_column_definitions_match_kube_apiserver() {
+    let kapi = widget_kapi().await;
+    let w = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"w1"},"spec":{"label":"blue","replicas":3}}"#;
+    let (s, _, _) = kapi.raw(send("POST", V1A1, "application/json", w)).await;
+    assert_eq!(s, 201);
+    let req = http::Request::get(V1A1)
+        .header(
+            "accept",
+            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+        )
+        .body(Vec::new())
+        .unwrap();
+    let (s, _, body) = kapi.raw(req).await;
+    assert_eq!(s, 200);
+    let table = json(&body);
+    let want = golden("cr-table.json");
+    let cols = &table["columnDefinitions"];
+    assert_eq!(cols[0], want["columnDefinitions"][0], "Name");
+    assert_eq!(cols[2], want["columnDefinitions"][1], "Replicas");
+    assert_eq!(
+        table["rows"][0]["cells"],
+        serde_json::json!(["w1", "blue", 3])
+    );
+    assert_eq!(table["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+}
