@@ -77,6 +77,12 @@ pub trait Strategy: Send + Sync {
         Ok(())
     }
 
+    /// A finalizer the server adds when deletion starts, so that a controller cleans up
+    /// first (CRDs: `customresourcecleanup.apiextensions.k8s.io`).
+    fn delete_finalizer(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Whether strategic merge patch applies (custom resources answer 415, R3.x).
     fn supports_strategic_merge_patch(&self) -> bool {
         true

@@ -1,6 +1,7 @@
 //! The strategy of CustomResourceDefinitions themselves: validation on create, update and
 //! `/status` (R5.x, 422 with upstream's causes), `status.storedVersions` maintenance (R5.11,
-//! R5.13) and the cleanup finalizer that makes deletion remove the objects first.
+//! R5.13) and the cleanup finalizer, added when deletion starts (as upstream), that makes
+//! the controller remove the objects first.
 
 use super::{CLEANUP_FINALIZER, causes};
 use crate::meta;
@@ -68,11 +69,10 @@ impl Strategy for CrdStrategy {
         if let Ok(crd) = typed(obj) {
             set_stored_versions(obj, stored_versions_for_create(&crd.spec));
         }
-        let mut finalizers = meta::finalizers(obj);
-        if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
-            finalizers.push(CLEANUP_FINALIZER.to_owned());
-            meta::set_meta(obj, "finalizers", Some(json!(finalizers)));
-        }
+    }
+
+    fn delete_finalizer(&self) -> Option<&'static str> {
+        Some(CLEANUP_FINALIZER)
     }
 
     fn prepare_for_update(&self, new: &mut Value, old: &Value, subresource: Option<&str>) {

@@ -131,7 +131,7 @@ async fn delete_one(
         Some("Foreground") => Some("foregroundDeletion"),
         Some("Orphan") => Some("orphan"),
         _ if opts.orphan_dependents == Some(true) => Some("orphan"),
-        _ => None,
+        _ => ctx.entry.strategy.delete_finalizer(),
     };
     let accepted = if opts.orphan_dependents == Some(false) {
         StatusCode::ACCEPTED
