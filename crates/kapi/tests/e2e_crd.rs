@@ -484,3 +484,33 @@ async fn table_column_definitions_match_kube_apiserver() {
     );
     assert_eq!(table["rows"][0]["object"]["kind"], "PartialObjectMetadata");
 }
+
+#[tokio::test]
+async fn cluster_scoped_custom_resources_are_served_without_a_namespace() {
+    let kapi = Kapi::start().await;
+    let crd = widget_crd("v1alpha1", true, true)
+        .replace(r#""scope":"Namespaced""#, r#""scope":"Cluster""#);
+    apply_crd(&kapi, &crd);
+    let w = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"global"},"spec":{"label":"g"}}"#;
+    kapi.kubectl_ok(&["create", "-f", &file(&kapi, "global.json", w)]);
+    let (s, _, body) = kapi
+        .raw(get("/apis/example.com/v1beta1/widgets/global"))
+        .await;
+    assert_eq!(s, 200, "{}", String::from_utf8_lossy(&body));
+    assert!(json(&body)["metadata"].get("namespace").is_none());
+    let (s, _, _) = kapi.raw(get(V1A1)).await;
+    assert_eq!(s, 404);
+}
+
+#[tokio::test]
+async fn ignore_field_validation_prunes_silently() {
+    let kapi = widget_kapi().await;
+    let body = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"w"},"spec":{"extra":1}}"#;
+    let path = format!("{V1A1}?fieldValidation=Ignore");
+    let (s, headers, resp) = kapi
+        .raw(send("POST", &path, "application/json", body))
+        .await;
+    assert_eq!(s, 201);
+    assert!(headers.get("warning").is_none());
+    assert!(json(&resp)["spec"].get("extra").is_none());
+}
