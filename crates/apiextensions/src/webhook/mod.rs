@@ -225,10 +225,11 @@ impl WebhookConverter {
         })
     }
 
-    /// One webhook call for `sent` (all in another version than `target`).
+    /// One webhook call for `sent` (all in another version than `target`). The objects move
+    /// into the review and back out as the originals to check against: no copy.
     async fn call(
         &self,
-        sent: &[&Value],
+        sent: Vec<Value>,
         target: &str,
         gvk: &str,
         version: ReviewVersion,
@@ -236,9 +237,9 @@ impl WebhookConverter {
         let call_failed =
             |cause: String| WebhookError::failed(FailureReason::CallFailure, gvk, cause);
         let uid = uuid::Uuid::new_v4().to_string();
-        let objects = sent.iter().map(|v| (*v).clone()).collect();
-        let review = ConversionReview::new_request(version, uid.clone(), target, objects);
+        let review = ConversionReview::new_request(version, uid.clone(), target, sent);
         let body = serde_json::to_vec(&review).map_err(|e| call_failed(e.to_string()))?;
+        let sent = review.request.map(|r| r.objects).unwrap_or_default();
         let route = self.route().await.map_err(call_failed)?;
         let answer = self
             .env
@@ -266,27 +267,27 @@ impl WebhookConverter {
             .into_iter()
             .zip(sent)
             .enumerate()
-            .map(|(i, (out, orig))| checks::check_object(orig, out, target, gvk, wording, i))
+            .map(|(i, (out, orig))| checks::check_object(&orig, out, target, gvk, wording, i))
             .collect()
     }
 
     /// The call with its slow-call log and metrics (R4.29, R4.30).
     async fn observed_call(
         &self,
-        sent: &[&Value],
+        sent: Vec<Value>,
         target: &str,
         version: ReviewVersion,
     ) -> Result<Vec<Value>, WebhookError> {
-        let first = sent.first().copied().unwrap_or(&Value::Null);
-        let from = api_version(first);
+        let first = sent.first().unwrap_or(&Value::Null);
+        let from = api_version(first).to_owned();
         let gvk = gvk_string(
-            from,
+            &from,
             first.get("kind").and_then(Value::as_str).unwrap_or(""),
         );
+        let count = sent.len();
         let start = Instant::now();
         let result = self.call(sent, target, &gvk, version).await;
         let elapsed = start.elapsed();
-        let count = sent.len();
         let allowance = Duration::from_millis(50 + 8 * count as u64);
         if elapsed > allowance {
             tracing::warn!(
@@ -297,7 +298,7 @@ impl WebhookConverter {
         let version_of = |gv: &str| gv.rsplit_once('/').map_or(gv, |(_, v)| v).to_owned();
         self.env.metrics.observe(&metrics::Observation {
             crd: &self.crd_name,
-            from_version: &version_of(from),
+            from_version: &version_of(&from),
             to_version: &version_of(target),
             elapsed,
             failure: result.as_ref().err().map(WebhookError::reason),
@@ -372,8 +373,11 @@ impl CrConverter for WebhookConverter {
         if positions.is_empty() {
             return Ok(objects);
         }
-        let sent: Vec<&Value> = positions.iter().map(|&i| &objects[i]).collect();
-        let converted = self.observed_call(&sent, target, version).await?;
+        let sent: Vec<Value> = positions
+            .iter()
+            .map(|&i| std::mem::take(&mut objects[i]))
+            .collect();
+        let converted = self.observed_call(sent, target, version).await?;
         for (i, obj) in positions.into_iter().zip(converted) {
             objects[i] = obj;
         }
