@@ -151,8 +151,34 @@ fn entries(obj: &Value) -> Vec<Entry> {
         .unwrap_or_default()
 }
 
+/// The time of an identical entry already on the object: an entry whose manager, operation,
+/// apiVersion, subresource and fields did not change keeps its time, so a no-op write stays
+/// a no-op (as kube-apiserver).
+fn unchanged_time(previous: &[Value], entry: &Value) -> Option<Value> {
+    let same = |p: &Value| {
+        [
+            "manager",
+            "operation",
+            "apiVersion",
+            "subresource",
+            "fieldsV1",
+        ]
+        .iter()
+        .all(|k| p.get(*k) == entry.get(*k))
+    };
+    previous
+        .iter()
+        .find(|p| same(p))
+        .and_then(|p| p.get("time").cloned())
+}
+
 fn store_entries(obj: &mut Value, list: Vec<Entry>) {
     let now = meta::now_rfc3339();
+    let previous: Vec<Value> = meta::meta(obj)
+        .and_then(|m| m.get("managedFields"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let values: Vec<Value> = list
         .into_iter()
         .filter(|e| !e.fields.is_empty())
@@ -167,6 +193,9 @@ fn store_entries(obj: &mut Value, list: Vec<Entry>) {
             });
             if !e.subresource.is_empty() {
                 v["subresource"] = json!(e.subresource);
+            }
+            if let Some(t) = unchanged_time(&previous, &v) {
+                v["time"] = t;
             }
             v
         })
