@@ -17,18 +17,29 @@ use std::process::ExitCode;
 pub struct ConvertArgs {
     /// File with the objects to convert (JSON or YAML, several documents allowed); `-` reads stdin.
     #[arg(short = 'f', long = "filename")]
-    filename: String,
+    pub(crate) filename: String,
     /// The group/version to convert to, e.g. `autoscaling/v2` or `v1`.
-    #[arg(long = "output-version")]
-    output_version: String,
+    #[arg(long = "output-version", required_unless_present = "round_trip")]
+    pub(crate) output_version: Option<String>,
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = OutputFormat::Yaml)]
-    output: OutputFormat,
+    pub(crate) output: OutputFormat,
+    /// A CustomResourceDefinition file: convert its custom resources through its conversion
+    /// strategy (None or Webhook) instead of built-in objects.
+    #[arg(long = "crd")]
+    pub(crate) crd: Option<String>,
+    /// Where a `clientConfig.service` webhook is reached: `namespace/name=host:port` (repeatable).
+    #[arg(long = "service-resolver", requires = "crd")]
+    pub(crate) service_resolver: Vec<String>,
+    /// Convert every object A→B→A for every pair of served versions and report each field
+    /// that does not survive (exit status 1 if any is lost).
+    #[arg(long = "round-trip", requires = "crd")]
+    pub(crate) round_trip: bool,
 }
 
 /// How the converted objects are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum OutputFormat {
+pub(crate) enum OutputFormat {
     /// One JSON object; several objects become a `v1` `List`.
     Json,
     /// A YAML stream, one document per object (a `List` in stays a `List` out).
@@ -37,6 +48,9 @@ enum OutputFormat {
 
 /// Converts the input documents and prints them.
 pub fn run(args: ConvertArgs) -> ExitCode {
+    if args.crd.is_some() {
+        return crate::convert_cr::run(&args);
+    }
     match convert(&args) {
         Ok(out) => {
             let mut stdout = std::io::stdout().lock();
@@ -53,11 +67,11 @@ pub fn run(args: ConvertArgs) -> ExitCode {
 }
 
 /// The documents of the input: each is one object, or a `List` of objects.
-struct Input {
-    docs: Vec<Value>,
+pub(crate) struct Input {
+    pub(crate) docs: Vec<Value>,
 }
 
-fn read_input(filename: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn read_input(filename: &str) -> Result<Vec<u8>, String> {
     let mut data = Vec::new();
     if filename == "-" {
         std::io::stdin()
@@ -69,7 +83,7 @@ fn read_input(filename: &str) -> Result<Vec<u8>, String> {
     Ok(data)
 }
 
-fn parse_documents(data: &[u8]) -> Result<Input, String> {
+pub(crate) fn parse_documents(data: &[u8]) -> Result<Input, String> {
     let first = data.iter().find(|b| !b.is_ascii_whitespace());
     let mut docs = Vec::new();
     if first == Some(&b'{') {
@@ -87,7 +101,7 @@ fn parse_documents(data: &[u8]) -> Result<Input, String> {
     Ok(Input { docs })
 }
 
-fn is_list(doc: &Value) -> bool {
+pub(crate) fn is_list(doc: &Value) -> bool {
     doc.get("kind")
         .and_then(Value::as_str)
         .is_some_and(|k| k.ends_with("List"))
@@ -95,8 +109,12 @@ fn is_list(doc: &Value) -> bool {
 }
 
 fn convert(args: &ConvertArgs) -> Result<Vec<u8>, String> {
-    let target = GroupVersion::parse(&args.output_version)
-        .map_err(|e| format!("--output-version {:?}: {}", args.output_version, e.0))?;
+    let output_version = args
+        .output_version
+        .as_deref()
+        .ok_or("--output-version is required")?;
+    let target = GroupVersion::parse(output_version)
+        .map_err(|e| format!("--output-version {output_version:?}: {}", e.0))?;
     let scheme = kapi_api::new_scheme().map_err(|e| format!("building the scheme: {e}"))?;
     let input = parse_documents(&read_input(&args.filename)?)?;
     let list_in = input.docs.len() == 1 && is_list(&input.docs[0]);
@@ -230,7 +248,7 @@ fn list_json(objects: &[Box<dyn Object>]) -> Result<Vec<u8>, String> {
 }
 
 /// Re-indents compact JSON with four spaces, keeping key order (kubectl's `-o json`).
-fn indent_json(compact: &[u8], out: &mut Vec<u8>) {
+pub(crate) fn indent_json(compact: &[u8], out: &mut Vec<u8>) {
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;

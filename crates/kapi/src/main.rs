@@ -2,6 +2,7 @@
 
 mod bench;
 mod convert;
+mod convert_cr;
 mod serve;
 
 use clap::{Parser, Subcommand};
