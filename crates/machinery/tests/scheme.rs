@@ -213,6 +213,26 @@ fn missing_conversion_is_an_unknown_conversion_error_r1_12() {
 }
 
 #[test]
+fn conversion_registered_after_a_failed_lookup_is_used_r1_12() {
+    // The Scheme caches conversion routes; a later registration must not be hidden by a
+    // cached "unknown conversion".
+    let mut s = Scheme::new("test");
+    s.add_known_type::<ConfigMap>(core_v1().with_kind("ConfigMap"))
+        .unwrap();
+    add_widgets(&mut s).unwrap();
+    let mut out = WidgetV1::default();
+    assert!(s.convert(&ConfigMap::default(), &mut out, None).is_err());
+    s.add_conversion_func(|c: ConfigMap| {
+        Ok(WidgetV1 {
+            size: c.data.len().to_string(),
+            ..WidgetV1::default()
+        })
+    });
+    s.convert(&ConfigMap::default(), &mut out, None).unwrap();
+    assert_eq!(out.size, "0");
+}
+
+#[test]
 fn convert_between_unstructured_copies_content_r1_13() {
     let s = scheme();
     let a = Unstructured::from_value(json!({"apiVersion": "x/v1", "kind": "T", "spec": {"a": 1}}))

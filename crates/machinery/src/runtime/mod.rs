@@ -2,6 +2,7 @@
 //! and the errors (mirrors `k8s.io/apimachinery/pkg/runtime`).
 
 mod error;
+mod fast_hash;
 mod object;
 mod scheme;
 mod scheme_convert;

@@ -5,29 +5,44 @@
 //! `scheme_convert.rs`, version priority in `scheme_versions.rs`.
 
 use super::error::{Error, Result};
+use super::fast_hash::{FastMap, FastSet};
 use super::object::Object;
 use super::unstructured::{Unstructured, UnstructuredList};
 use crate::schema::{GroupVersion, GroupVersionKind, INTERNAL_VERSION};
 use std::any::TypeId;
-use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
 
 type Factory = fn() -> Box<dyn Object>;
 pub(super) type DefaultFn = Arc<dyn Fn(&mut dyn Object) + Send + Sync>;
 pub(super) type ConvertFn = Arc<dyn Fn(Box<dyn Object>) -> Result<Box<dyn Object>> + Send + Sync>;
 type FieldLabelFn = Arc<dyn Fn(&str, &str) -> Result<(String, String)> + Send + Sync>;
 
+/// A resolved conversion path between two types (cached in `Scheme::routes`).
+#[derive(Clone)]
+pub(super) enum Route {
+    /// A registered pairwise function.
+    Direct(ConvertFn),
+    /// Through the group's internal (hub) type.
+    Hub(ConvertFn, ConvertFn),
+    /// No conversion known.
+    Unknown,
+}
+
 /// A registry of API types keyed by GroupVersionKind.
 pub struct Scheme {
     pub(super) name: String,
-    pub(super) gvk_to_type: HashMap<GroupVersionKind, TypeId>,
-    pub(super) type_to_gvks: HashMap<TypeId, Vec<GroupVersionKind>>,
-    factories: HashMap<TypeId, (Factory, &'static str)>,
-    pub(super) unversioned_types: HashSet<TypeId>,
-    unversioned_kinds: HashMap<String, TypeId>,
-    defaulters: HashMap<TypeId, DefaultFn>,
-    field_label_fns: HashMap<GroupVersionKind, FieldLabelFn>,
-    pub(super) conversions: HashMap<(TypeId, TypeId), ConvertFn>,
+    pub(super) gvk_to_type: FastMap<GroupVersionKind, TypeId>,
+    pub(super) type_to_gvks: FastMap<TypeId, Vec<GroupVersionKind>>,
+    pub(super) factories: FastMap<TypeId, (Factory, &'static str)>,
+    pub(super) unversioned_types: FastSet<TypeId>,
+    unversioned_kinds: FastMap<String, TypeId>,
+    defaulters: FastMap<TypeId, DefaultFn>,
+    field_label_fns: FastMap<GroupVersionKind, FieldLabelFn>,
+    pub(super) conversions: FastMap<(TypeId, TypeId), ConvertFn>,
+    /// How `(from, to)` converts, filled on first use; cleared by every registration.
+    pub(super) routes: RwLock<FastMap<(TypeId, TypeId), Route>>,
     pub(super) version_priority: HashMap<String, Vec<String>>,
     pub(super) observed_versions: Vec<GroupVersion>,
 }
@@ -50,14 +65,15 @@ impl Scheme {
     pub fn new(name: impl Into<String>) -> Self {
         Self {
             name: name.into(),
-            gvk_to_type: HashMap::new(),
-            type_to_gvks: HashMap::new(),
-            factories: HashMap::new(),
-            unversioned_types: HashSet::new(),
-            unversioned_kinds: HashMap::new(),
-            defaulters: HashMap::new(),
-            field_label_fns: HashMap::new(),
-            conversions: HashMap::new(),
+            gvk_to_type: FastMap::default(),
+            type_to_gvks: FastMap::default(),
+            factories: FastMap::default(),
+            unversioned_types: FastSet::default(),
+            unversioned_kinds: FastMap::default(),
+            defaulters: FastMap::default(),
+            field_label_fns: FastMap::default(),
+            conversions: FastMap::default(),
+            routes: RwLock::default(),
             version_priority: HashMap::new(),
             observed_versions: Vec::new(),
         }
@@ -89,6 +105,7 @@ impl Scheme {
             )));
         }
         self.add_observed_version(&gvk.group_version());
+        self.clear_routes();
         self.gvk_to_type.insert(gvk.clone(), id);
         self.type_to_gvks.entry(id).or_default().push(gvk);
         self.factories.insert(id, (factory::<T>, type_name));
@@ -125,6 +142,14 @@ impl Scheme {
         }
     }
 
+    /// Forgets the cached conversion routes (a registration may change them).
+    pub(super) fn clear_routes(&mut self) {
+        match self.routes.get_mut() {
+            Ok(routes) => routes.clear(),
+            Err(poisoned) => poisoned.into_inner().clear(),
+        }
+    }
+
     /// A fresh zero value of the type registered as `gvk`, or of the unversioned kind (R1.6).
     pub fn new_object(&self, gvk: &GroupVersionKind) -> Result<Box<dyn Object>> {
         let id = self
@@ -148,6 +173,15 @@ impl Scheme {
 
     /// All GVKs `obj` is registered as, and whether it is unversioned (R1.7).
     pub fn object_kinds(&self, obj: &dyn Object) -> Result<(Vec<GroupVersionKind>, bool)> {
+        self.object_kinds_ref(obj)
+            .map(|(kinds, unversioned)| (kinds.into_owned(), unversioned))
+    }
+
+    /// [`Scheme::object_kinds`], borrowing the registered list instead of copying it.
+    pub(super) fn object_kinds_ref(
+        &self,
+        obj: &dyn Object,
+    ) -> Result<(Cow<'_, [GroupVersionKind]>, bool)> {
         if obj.is::<Unstructured>() || obj.is::<UnstructuredList>() {
             let gvk = obj.group_version_kind();
             if gvk.kind.is_empty() {
@@ -160,11 +194,14 @@ impl Scheme {
                     data: "unstructured object has no version".into(),
                 });
             }
-            return Ok((vec![gvk], false));
+            return Ok((Cow::Owned(vec![gvk]), false));
         }
         let id = (obj as &dyn std::any::Any).type_id();
         match self.type_to_gvks.get(&id) {
-            Some(gvks) => Ok((gvks.clone(), self.unversioned_types.contains(&id))),
+            Some(gvks) => Ok((
+                Cow::Borrowed(gvks.as_slice()),
+                self.unversioned_types.contains(&id),
+            )),
             None => Err(Error::NotRegisteredType {
                 type_name: obj.type_name().to_string(),
                 scheme: self.name.clone(),

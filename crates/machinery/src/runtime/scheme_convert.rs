@@ -4,7 +4,7 @@
 
 use super::error::{Error, Result};
 use super::object::{Object, downcast};
-use super::scheme::{ConvertFn, Scheme};
+use super::scheme::{ConvertFn, Route, Scheme};
 use super::unstructured::{Unstructured, UnstructuredList};
 use crate::schema::{GroupVersionKind, GroupVersioner, INTERNAL_VERSION};
 use std::any::{Any, TypeId};
@@ -34,9 +34,10 @@ impl Scheme {
         });
         self.conversions
             .insert((TypeId::of::<A>(), TypeId::of::<B>()), erased);
+        self.clear_routes();
     }
 
-    /// True when some path (direct or through the hub) converts `from` to `to`.
+    /// The path through the hub of `to`'s group, when both halves are registered.
     fn hub_path(&self, from: TypeId, to: TypeId) -> Option<(ConvertFn, ConvertFn)> {
         let gvks = self.type_to_gvks.get(&to)?;
         gvks.iter().find_map(|gvk| {
@@ -49,27 +50,57 @@ impl Scheme {
         })
     }
 
-    /// Converts `input` (moved) into a value of the type `to`.
+    /// How `from` converts to `to`: a direct function first, else through the hub.
+    fn resolve_route(&self, from: TypeId, to: TypeId) -> Route {
+        if let Some(f) = self.conversions.get(&(from, to)) {
+            return Route::Direct(f.clone());
+        }
+        match self.hub_path(from, to) {
+            Some((first, second)) => Route::Hub(first, second),
+            None => Route::Unknown,
+        }
+    }
+
+    /// [`Scheme::resolve_route`], cached: registrations are over before conversions run,
+    /// so after the first call per pair this is one read-locked lookup.
+    fn route(&self, from: TypeId, to: TypeId) -> Route {
+        let cached = match self.routes.read() {
+            Ok(routes) => routes.get(&(from, to)).cloned(),
+            Err(poisoned) => poisoned.into_inner().get(&(from, to)).cloned(),
+        };
+        if let Some(route) = cached {
+            return route;
+        }
+        let route = self.resolve_route(from, to);
+        let mut routes = match self.routes.write() {
+            Ok(routes) => routes,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        routes.insert((from, to), route.clone());
+        route
+    }
+
+    /// Converts `input` (moved) into a value of the type `to`; `to_name` names it in the
+    /// error.
     fn convert_boxed(
         &self,
         input: Box<dyn Object>,
         to: TypeId,
-        to_name: &str,
+        to_name: &dyn Fn() -> &'static str,
     ) -> Result<Box<dyn Object>> {
         let from = type_id_of(&*input);
         if from == to {
             return Ok(input);
         }
-        if let Some(f) = self.conversions.get(&(from, to)) {
-            return f(input);
+        match self.route(from, to) {
+            Route::Direct(f) => f(input),
+            Route::Hub(first, second) => second(first(input)?),
+            Route::Unknown => Err(Error::Conversion(format!(
+                "converting ({}) to ({}): unknown conversion",
+                input.type_name(),
+                to_name()
+            ))),
         }
-        if let Some((first, second)) = self.hub_path(from, to) {
-            return second(first(input)?);
-        }
-        Err(Error::Conversion(format!(
-            "converting ({}) to ({to_name}): unknown conversion",
-            input.type_name()
-        )))
     }
 
     /// Converts `input` into `out`'s type and stores it in `out` (R1.13). `target` is needed
@@ -93,7 +124,8 @@ impl Scheme {
         } else {
             input.clone_object()
         };
-        let converted = self.convert_boxed(typed, type_id_of(out), out.type_name())?;
+        let out_name = out.type_name();
+        let converted = self.convert_boxed(typed, type_id_of(out), &|| out_name)?;
         out.assign_from(converted)
             .map_err(|o| Error::Conversion(format!("conversion produced a {}", o.type_name())))
     }
@@ -150,7 +182,7 @@ impl Scheme {
         } else {
             input
         };
-        let (kinds, unversioned) = self.object_kinds(&*input)?;
+        let (kinds, unversioned) = self.object_kinds_ref(&*input)?;
         let Some(gvk) = target.kind_for_group_version_kinds(&kinds) else {
             if unversioned {
                 return Ok(set_target_kind(input, &kinds[0]));
@@ -168,8 +200,8 @@ impl Scheme {
             .gvk_to_type
             .get(&gvk)
             .ok_or_else(|| self.not_registered_kind(&gvk))?;
-        let out_name = self.new_object(&gvk)?.type_name();
-        let out = self.convert_boxed(input, to, out_name)?;
+        let out_name = || self.factories.get(&to).map_or("?", |f| f.1);
+        let out = self.convert_boxed(input, to, &out_name)?;
         Ok(set_target_kind(out, &gvk))
     }
 

@@ -103,7 +103,7 @@ impl GroupVersion {
 
     /// The apiVersion string (`v1` or `apps/v1`).
     pub fn api_version(&self) -> String {
-        self.to_string()
+        join_api_version(&self.group, &self.version)
     }
 }
 
@@ -164,11 +164,7 @@ impl GroupVersionKind {
 
     /// The apiVersion string of this GVK.
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.clone()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
+        join_api_version(&self.group, &self.version)
     }
 
     /// True when group, version and kind are all empty.
@@ -268,6 +264,18 @@ impl fmt::Display for GroupResource {
             write!(f, "{}.{}", self.resource, self.group)
         }
     }
+}
+
+/// `group/version`, or `version` alone for the core group; one allocation, no formatter.
+fn join_api_version(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        return version.to_string();
+    }
+    let mut out = String::with_capacity(group.len() + 1 + version.len());
+    out.push_str(group);
+    out.push('/');
+    out.push_str(version);
+    out
 }
 
 #[cfg(test)]
