@@ -365,3 +365,16 @@ async fn cluster_scoped_custom_resources_are_served_without_a_namespace() {
     let (s, _, _) = kapi.raw(get(V1A1)).await;
     assert_eq!(s, 404);
 }
+
+#[tokio::test]
+async fn accepted_names_carry_the_defaulted_singular_and_list_kind() {
+    let kapi = Kapi::start().await;
+    let crd = widget_crd("v1alpha1", true, true).replace(
+        r#""singular":"widget","kind":"Widget","listKind":"WidgetList","#,
+        r#""kind":"Widget","#,
+    );
+    apply_crd(&kapi, &crd);
+    let names = &crd_json(&kapi)["status"]["acceptedNames"];
+    assert_eq!(names["singular"], "widget");
+    assert_eq!(names["listKind"], "WidgetList");
+}

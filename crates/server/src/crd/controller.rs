@@ -166,13 +166,15 @@ impl Controller {
 
     /// Handles a created or changed CRD; returns it when it stays known.
     async fn on_put(&mut self, kv: &KeyValue) -> Option<CustomResourceDefinition> {
-        let crd: CustomResourceDefinition = match serde_json::from_slice(&kv.value) {
+        let mut crd: CustomResourceDefinition = match serde_json::from_slice(&kv.value) {
             Ok(c) => c,
             Err(e) => {
                 tracing::warn!(error = %e, "unreadable CRD in storage");
                 return None;
             }
         };
+        // Defaulted names (singular, listKind) are what gets accepted and compared.
+        kapi_api::apiextensions::v1::set_defaults(&mut crd);
         if crd.metadata.deletion_timestamp.is_some() {
             self.state
                 .registry
@@ -197,16 +199,26 @@ impl Controller {
         Some(crd)
     }
 
-    /// False when another CRD of the group already uses one of this CRD's names.
+    /// False when another CRD of the group holds one of this CRD's names: one whose names are
+    /// accepted, or an older one (creation time, then name) not yet accepted. Names once
+    /// accepted stay accepted.
     fn names_accepted(&self, crd: &CustomResourceDefinition) -> bool {
+        if holds_its_names(crd) {
+            return true;
+        }
         let mine = names_of(&crd.spec.names);
+        let overlaps = |names: &CustomResourceDefinitionNames| {
+            names_of(names).iter().any(|n| mine.contains(n))
+        };
+        let key =
+            |c: &CustomResourceDefinition| (c.metadata.creation_timestamp, c.metadata.name.clone());
         !self.known.values().any(|other| {
             other.metadata.name != crd.metadata.name
                 && other.spec.group == crd.spec.group
-                && other.metadata.creation_timestamp <= crd.metadata.creation_timestamp
-                && names_of(&other.status.accepted_names)
-                    .iter()
-                    .any(|n| mine.contains(n))
+                && (overlaps(&other.status.accepted_names)
+                    || (!holds_its_names(other)
+                        && key(other) < key(crd)
+                        && overlaps(&other.spec.names)))
         })
     }
 
@@ -229,9 +241,6 @@ impl Controller {
         let mut accepted_names = crd.status.accepted_names.clone();
         let names = if accepted {
             accepted_names = crd.spec.names.clone();
-            if accepted_names.list_kind.is_empty() {
-                accepted_names.list_kind = format!("{}List", crd.spec.names.kind);
-            }
             condition("NamesAccepted", true, "NoConflicts", "no conflicts found")
         } else {
             let msg = "one or more names conflict with another CustomResourceDefinition";
@@ -328,6 +337,16 @@ impl Controller {
             tracing::debug!(error = %e, "CRD finalizer removal lost a race");
         }
     }
+}
+
+/// Whether the CRD's current names are the accepted ones.
+fn holds_its_names(crd: &CustomResourceDefinition) -> bool {
+    crd.status
+        .conditions
+        .iter()
+        .flatten()
+        .any(|c| c.r#type == "NamesAccepted" && c.status == "True")
+        && crd.status.accepted_names == crd.spec.names
 }
 
 fn established(crd: &CustomResourceDefinition) -> bool {
