@@ -12,13 +12,13 @@ const EXPECTED: [&str; 12] = [
     "get",
     "update",
     "list 30 json",
-    "list 30 json paged 500",
+    "list 30 json paged 50",
     "list 30 protobuf",
-    "list 30 protobuf paged 500",
+    "list 30 protobuf paged 50",
     "list 120 json",
-    "list 120 json paged 500",
+    "list 120 json paged 50",
     "list 120 protobuf",
-    "list 120 protobuf paged 500",
+    "list 120 protobuf paged 50",
     "watch fan-out 5 events",
 ];
 
@@ -41,6 +41,8 @@ async fn kapi_bench_reports_every_row_with_nonzero_counts() {
         .args([
             "--list-repeats",
             "3",
+            "--page-size",
+            "50",
             "--watchers",
             "1,2",
             "--watch-events",

@@ -73,6 +73,11 @@ fn schema_of(e: &ResourceEntry) -> Value {
     if let Some(schema) = e.codec.openapi_schema() {
         return detailed_schema(e, schema);
     }
+    if let Some(schema) =
+        crate::openapi_schemas::builtin_schema(&e.group, &e.version, &e.names.kind)
+    {
+        return schema;
+    }
     json!({
         "type": "object",
         "description": format!("{} is served by kapi.", e.names.kind),
@@ -121,6 +126,7 @@ pub fn group_version_doc(table: &RegistryTable, group: &str, version: &str) -> O
             schema_of(e),
         );
     }
+    crate::openapi_schemas::add_referenced(&mut schemas);
     Some(json!({
         "openapi": "3.0.0",
         "info": {"title": "Kubernetes", "version": format!("v1.{}.0", crate::health::KUBE_MINOR)},

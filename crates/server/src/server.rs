@@ -214,6 +214,7 @@ fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
         .route("/api/{*rest}", any(api::serve))
         .route("/apis", any(api::serve))
         .route("/apis/{*rest}", any(api::serve))
+        .route("/openapi/v2", get(crate::openapi_v2::serve))
         .route("/openapi/v3", get(api::openapi_index))
         .route("/openapi/v3/{*rest}", get(api::openapi_document))
         .with_state(state);

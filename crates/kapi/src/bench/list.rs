@@ -11,9 +11,6 @@ use std::time::{Duration, Instant};
 const JSON: &str = "application/json";
 const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 
-/// Page size of the paged lists.
-pub const PAGE: usize = 500;
-
 /// Creates `size` ConfigMaps in `ns` (16 in flight, not measured); returns failures.
 pub async fn fill(client: &ApiClient, ns: &str, size: usize) -> usize {
     let base = configmaps(ns);
@@ -32,10 +29,11 @@ pub async fn list_rows(
     size: usize,
     concurrency: &[usize],
     repeats: usize,
+    page: usize,
 ) -> Vec<Row> {
     let mut rows = Vec::new();
     for (format, accept) in [("json", JSON), ("protobuf", PROTOBUF)] {
-        for limit in [0, PAGE] {
+        for limit in [0, page] {
             for &c in concurrency {
                 let paged = if limit > 0 {
                     format!(" paged {limit}")

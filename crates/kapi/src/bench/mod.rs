@@ -52,6 +52,9 @@ pub struct BenchArgs {
     /// Lists per (size, format, paging, concurrency).
     #[arg(long, default_value_t = 32)]
     pub list_repeats: usize,
+    /// Page size (`limit`) of the paged lists.
+    #[arg(long, default_value_t = 500)]
+    pub page_size: usize,
     /// Watcher counts of the fan-out phases (one writer each).
     #[arg(long, value_delimiter = ',', default_value = "1,16,100")]
     pub watchers: Vec<usize>,
@@ -115,7 +118,15 @@ async fn bench(args: BenchArgs) -> Result<(), BenchError> {
             tracing::warn!(failed, size, "some list objects were not created");
         }
         rows.extend(
-            list::list_rows(&client, &ns, size, &args.concurrency, args.list_repeats).await,
+            list::list_rows(
+                &client,
+                &ns,
+                size,
+                &args.concurrency,
+                args.list_repeats,
+                args.page_size,
+            )
+            .await,
         );
         namespaces.push(ns);
     }
