@@ -47,11 +47,22 @@ pub fn string_map_encoded_len(tag: u32, map: &BTreeMap<String, String>) -> usize
 }
 
 /// Merges one entry of a `map<string,string>` field.
+///
+/// Fast path: when the whole entry lies in the buffer's first chunk and holds only a
+/// UTF-8 key (field 1) and value (field 2), both are copied straight from the input into
+/// exactly-sized strings. Anything else (split buffers, unknown fields, bad UTF-8, short
+/// input) goes through prost's generic map merge, so errors are prost's own.
 pub fn merge_string_map(
     map: &mut BTreeMap<String, String>,
     buf: &mut impl Buf,
     ctx: DecodeContext,
 ) -> Result<(), prost::DecodeError> {
+    if let Some((consumed, key, value)) = peek_string_entry(buf.chunk()) {
+        let entry = (String::from(key), String::from(value));
+        buf.advance(consumed);
+        map.insert(entry.0, entry.1);
+        return Ok(());
+    }
     encoding::btree_map::merge(
         encoding::string::merge,
         encoding::string::merge,
@@ -59,6 +70,64 @@ pub fn merge_string_map(
         buf,
         ctx,
     )
+}
+
+/// Merges a `string` field, copying straight from the input when the string lies in the
+/// buffer's first chunk and is valid UTF-8; otherwise prost's `string::merge` (and its
+/// errors).
+pub fn merge_string(
+    wire_type: WireType,
+    value: &mut String,
+    buf: &mut impl Buf,
+    ctx: DecodeContext,
+) -> Result<(), prost::DecodeError> {
+    if wire_type == WireType::LengthDelimited {
+        let mut chunk = buf.chunk();
+        let before = chunk.len();
+        if let Some(s) = take_str(&mut chunk) {
+            let consumed = before - chunk.len();
+            value.clear();
+            value.push_str(s);
+            buf.advance(consumed);
+            return Ok(());
+        }
+    }
+    encoding::string::merge(wire_type, value, buf, ctx)
+}
+
+/// A length-prefixed UTF-8 string at the start of `input`, advancing past it; `None`
+/// when the input is short or not UTF-8.
+fn take_str<'a>(input: &mut &'a [u8]) -> Option<&'a str> {
+    let len = usize::try_from(encoding::decode_varint(input).ok()?).ok()?;
+    if len > input.len() {
+        return None;
+    }
+    let (bytes, rest) = input.split_at(len);
+    let s = std::str::from_utf8(bytes).ok()?;
+    *input = rest;
+    Some(s)
+}
+
+/// Parses a simple map entry (length prefix, then only fields 1 and 2 as UTF-8 strings,
+/// last occurrence wins like prost) from `chunk`: `(bytes consumed, key, value)`.
+fn peek_string_entry(chunk: &[u8]) -> Option<(usize, &str, &str)> {
+    let mut input = chunk;
+    let len = usize::try_from(encoding::decode_varint(&mut input).ok()?).ok()?;
+    if len > input.len() {
+        return None;
+    }
+    let consumed = chunk.len() - input.len() + len;
+    let mut entry = &input[..len];
+    let (mut key, mut value) = ("", "");
+    while let Some((&first, rest)) = entry.split_first() {
+        entry = rest;
+        match first {
+            0x0a => key = take_str(&mut entry)?,
+            0x12 => value = take_str(&mut entry)?,
+            _ => return None,
+        }
+    }
+    Some((consumed, key, value))
 }
 
 /// Encodes a `map<string,bytes>` field, keys sorted, key and value always present.
@@ -117,5 +186,78 @@ mod tests {
         encode_string_map(2, &m, &mut buf);
         assert_eq!(buf, b"\x12\x09\x0a\x05empty\x12\x00");
         assert_eq!(string_map_encoded_len(2, &m), buf.len());
+    }
+
+    fn merge_entry(bytes: &[u8]) -> Result<BTreeMap<String, String>, prost::DecodeError> {
+        let mut m = BTreeMap::new();
+        let mut buf = bytes;
+        merge_string_map(&mut m, &mut buf, DecodeContext::default())?;
+        assert!(buf.is_empty(), "entry not fully consumed");
+        Ok(m)
+    }
+
+    #[test]
+    fn map_entry_decodes_key_and_value() {
+        let m = merge_entry(b"\x08\x0a\x01k\x12\x03val").unwrap();
+        assert_eq!(m["k"], "val");
+    }
+
+    #[test]
+    fn map_entry_repeated_key_field_keeps_the_last() {
+        let m = merge_entry(b"\x09\x0a\x01a\x0a\x01b\x12\x01v").unwrap();
+        assert_eq!(m.keys().collect::<Vec<_>>(), ["b"]);
+    }
+
+    #[test]
+    fn map_entry_with_unknown_field_is_skipped_like_prost() {
+        let m = merge_entry(b"\x08\x0a\x01k\x18\x07\x12\x01v").unwrap();
+        assert_eq!(m["k"], "v");
+    }
+
+    #[test]
+    fn map_entry_with_invalid_utf8_is_an_error() {
+        let err = merge_entry(b"\x05\x0a\x01\xff\x12\x00").unwrap_err();
+        assert!(err.to_string().contains("UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn map_entry_longer_than_the_input_is_an_error() {
+        assert!(merge_entry(b"\x09\x0a\x01k").is_err());
+    }
+
+    #[test]
+    fn map_entry_split_across_chunks_decodes() {
+        let mut m = BTreeMap::new();
+        let mut buf = (&b"\x08\x0a\x01k"[..]).chain(&b"\x12\x03val"[..]);
+        merge_string_map(&mut m, &mut buf, DecodeContext::default()).unwrap();
+        assert_eq!(m["k"], "val");
+    }
+
+    #[test]
+    fn string_field_replaces_the_previous_value() {
+        let mut s = String::from("old value");
+        let mut buf = &b"\x03new"[..];
+        merge_string(
+            WireType::LengthDelimited,
+            &mut s,
+            &mut buf,
+            DecodeContext::default(),
+        )
+        .unwrap();
+        assert_eq!(s, "new");
+        assert!(buf.is_empty());
+    }
+
+    #[test]
+    fn string_field_with_invalid_utf8_is_an_error() {
+        let mut s = String::new();
+        let mut buf = &b"\x01\xff"[..];
+        let err = merge_string(
+            WireType::LengthDelimited,
+            &mut s,
+            &mut buf,
+            DecodeContext::default(),
+        );
+        assert!(err.is_err());
     }
 }

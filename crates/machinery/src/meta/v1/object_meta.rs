@@ -350,12 +350,12 @@ impl prost::Message for ObjectMeta {
         ctx: DecodeContext,
     ) -> Result<(), prost::DecodeError> {
         match tag {
-            1 => encoding::string::merge(wt, &mut self.name, buf, ctx),
-            2 => encoding::string::merge(wt, &mut self.generate_name, buf, ctx),
-            3 => encoding::string::merge(wt, &mut self.namespace, buf, ctx),
-            4 => encoding::string::merge(wt, &mut self.self_link, buf, ctx),
-            5 => encoding::string::merge(wt, &mut self.uid, buf, ctx),
-            6 => encoding::string::merge(wt, &mut self.resource_version, buf, ctx),
+            1 => proto_wire::merge_string(wt, &mut self.name, buf, ctx),
+            2 => proto_wire::merge_string(wt, &mut self.generate_name, buf, ctx),
+            3 => proto_wire::merge_string(wt, &mut self.namespace, buf, ctx),
+            4 => proto_wire::merge_string(wt, &mut self.self_link, buf, ctx),
+            5 => proto_wire::merge_string(wt, &mut self.uid, buf, ctx),
+            6 => proto_wire::merge_string(wt, &mut self.resource_version, buf, ctx),
             7 => encoding::int64::merge(wt, &mut self.generation, buf, ctx),
             8 => encoding::message::merge(wt, &mut self.creation_timestamp, buf, ctx),
             9 => encoding::message::merge(
