@@ -188,3 +188,39 @@ fn round_trip_reports_a_field_only_v1alpha1_has_lost_through_v1beta1() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("do not survive a round trip"));
 }
+
+#[test]
+fn yaml_output_is_the_default_and_one_document_per_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let crd_file = write_temp(&dir, "crd.json", &none_crd());
+    let doc = |name: &str| {
+        format!(
+            "apiVersion: golden.example.com/v1alpha1\nkind: Widget\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n  label: x\n"
+        )
+    };
+    let text = format!("{}---\n{}", doc("a"), doc("b"));
+    let objects_file = dir.path().join("objects.yaml");
+    std::fs::write(&objects_file, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kapi"))
+        .arg("convert")
+        .arg("--crd")
+        .arg(&crd_file)
+        .arg("-f")
+        .arg(&objects_file)
+        .args(["--output-version", "v1beta1"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let docs: Vec<&str> = stdout.split("---\n").collect();
+    assert_eq!(docs.len(), 2, "{stdout}");
+    assert!(
+        docs[0].contains("apiVersion: golden.example.com/v1beta1"),
+        "{stdout}"
+    );
+    assert!(docs[1].contains("name: b"), "{stdout}");
+}

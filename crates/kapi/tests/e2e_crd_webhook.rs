@@ -1,7 +1,7 @@
 //! Custom resources with `strategy: Webhook` end to end (issue 6): the golden Widget CRD
 //! (v1alpha1 storage with `spec.label`, v1beta1 with `spec.displayName`) on a real kapi,
 //! converted by the real example webhook (`widget-webhook`) over HTTPS (`clientConfig.url`
-//! and caBundle): reads in both versions, lists, writes through the non-storage version, and
+//! and caBundle): reads in both versions, lists, watches, writes through the non-storage version, and
 //! the webhook going away (Appendix B.1 of the kube behaviours: 500, source version named).
 
 mod e2e_support;
@@ -12,6 +12,8 @@ mod widget_webhook_support;
 
 use e2e_crd_support::{get, send, wait_status};
 use e2e_support::{Kapi, json};
+use futures::{StreamExt, TryStreamExt};
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, WatchEvent, WatchParams};
 use serde_json::{Value, json};
 use widget_webhook_support::{WidgetWebhook, webhook_url_conversion, widget_crd};
 
@@ -108,6 +110,42 @@ async fn list_in_v1beta1_converts_every_item() {
             (&v1b1, &json!("two")),
             (&v1b1, &json!("three"))
         ]
+    );
+}
+
+#[tokio::test]
+async fn watch_in_v1beta1_sends_converted_objects() {
+    let webhook = WidgetWebhook::start();
+    let kapi = kapi_with_webhook_crd(&webhook).await;
+    let created = create(
+        &kapi,
+        V1A1,
+        &widget("v1alpha1", "w1", json!({"label": "blue"})),
+    )
+    .await;
+    let gvk = GroupVersionKind::gvk("golden.example.com", "v1beta1", "Widget");
+    let ar = ApiResource::from_gvk_with_plural(&gvk, "widgets");
+    let api: Api<DynamicObject> = Api::namespaced_with(kapi.client().await, "default", &ar);
+    let mut stream = api
+        .watch(&WatchParams::default().timeout(5), "0")
+        .await
+        .unwrap()
+        .boxed();
+    let added = loop {
+        match stream.try_next().await.unwrap() {
+            Some(WatchEvent::Added(o)) => break o,
+            Some(_) => continue,
+            None => panic!("watch ended without an ADDED event"),
+        }
+    };
+    assert_eq!(
+        added.types.unwrap().api_version,
+        "golden.example.com/v1beta1"
+    );
+    assert_eq!(added.data["spec"]["displayName"], "blue");
+    assert_eq!(
+        added.metadata.resource_version.as_deref(),
+        created["metadata"]["resourceVersion"].as_str()
     );
 }
 
