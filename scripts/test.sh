@@ -24,6 +24,9 @@ fi
 # Debian's etcd-server starts a system etcd on the default ports; the tests start
 # their own on free ports and never use it.
 
+# CI builds once: incremental caches would only double the disk used.
+export CARGO_INCREMENTAL=0
+
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace --all-targets
