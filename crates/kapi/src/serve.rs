@@ -1,5 +1,6 @@
 //! `kapi serve`: start the API server.
 
+use kapi_apiextensions::webhook::{StaticServiceResolver, WebhookEnvironment};
 use kapi_server::registry::Registry;
 use kapi_server::{BoxError, Server, ServerOptions};
 use kapi_storage::{EmbeddedConfig, EmbeddedStore, EtcdConfig, EtcdStore, EtcdTls, Store};
@@ -42,6 +43,10 @@ pub struct ServeArgs {
     /// Interval of compaction requests (embedded store); 0 disables it.
     #[arg(long, default_value = "5m", value_parser = parse_duration)]
     etcd_compaction_interval: Duration,
+    /// Where a conversion webhook's service is reached, `namespace/name=host:port`
+    /// (repeatable); other services are dialled as `name.namespace.svc:port`.
+    #[arg(long = "service-resolver")]
+    service_resolver: Vec<String>,
 }
 
 /// Parses Go-style durations: `300ms`, `10s`, `5m`, `1h` (or bare seconds).
@@ -93,6 +98,12 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         advertise_address: args.advertise_address,
     };
     let shutdown = shutdown_signal()?;
+    // Before the CRD controller builds any converter (Server::bind starts it).
+    let overrides =
+        StaticServiceResolver::from_flags(args.service_resolver.iter().map(String::as_str))?;
+    WebhookEnvironment::set_global(Arc::new(
+        WebhookEnvironment::new().add_service_resolver(Arc::new(overrides)),
+    ));
     let registry = Arc::new(Registry::new());
     let scheme = Arc::new(kapi_api::new_scheme()?);
     let codecs = kapi_machinery::serializer::CodecFactory::new(scheme);

@@ -10,6 +10,12 @@ pub trait ObjectCodec: Send + Sync {
     /// Decodes a stored value into an object in this entry's version.
     fn decode_stored(&self, bytes: &[u8]) -> Result<Value, ApiError>;
 
+    /// Decodes the stored values of one list page, in order. Codecs that convert through a
+    /// webhook override it so that a page costs one conversion call (issue 6).
+    fn decode_stored_many(&self, values: &[&[u8]]) -> Result<Vec<Value>, ApiError> {
+        values.iter().map(|b| self.decode_stored(b)).collect()
+    }
+
     /// Encodes an object in this entry's version for storage (in the storage version).
     fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, ApiError>;
 

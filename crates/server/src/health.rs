@@ -69,10 +69,17 @@ pub async fn version() -> Json<VersionInfo> {
     Json(VersionInfo::current())
 }
 
-/// `/metrics` in the Prometheus text format.
+/// `/metrics` in the Prometheus text format: the server's metrics, then the conversion
+/// webhooks' (`apiserver_conversion_webhook_*`, of the global `WebhookEnvironment`).
 pub async fn metrics(State(metrics): State<Arc<Metrics>>) -> impl IntoResponse {
+    let mut text = metrics.render();
+    text.push_str(
+        &kapi_apiextensions::WebhookEnvironment::global()
+            .metrics()
+            .render(),
+    );
     (
         [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
-        metrics.render(),
+        text,
     )
 }

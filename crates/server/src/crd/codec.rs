@@ -7,7 +7,7 @@ use super::run_now;
 use crate::codec::ObjectCodec;
 use crate::status::{ApiError, StatusCause};
 use kapi_apiextensions::{
-    CoerceError, CustomResourceSchemas, PipelineError, unknown_field_messages,
+    CoerceError, ConversionError, CustomResourceSchemas, PipelineError, unknown_field_messages,
 };
 use serde_json::Value;
 use std::sync::Arc;
@@ -97,11 +97,42 @@ impl ObjectCodec for CrCodec {
         let mut obj: Value = serde_json::from_slice(bytes)
             .map_err(|e| ApiError::internal(format!("decoding stored object: {e}")))?;
         self.adopt_removed_version(&mut obj);
-        run_now(self.schemas.from_storage(obj, &self.version)).map_err(ApiError::internal)
+        run_now(self.schemas.from_storage(obj, &self.version)).map_err(pipeline_error)
+    }
+
+    fn decode_stored_many(&self, values: &[&[u8]]) -> Result<Vec<Value>, ApiError> {
+        let mut objs = Vec::with_capacity(values.len());
+        for bytes in values {
+            let mut obj: Value = serde_json::from_slice(bytes)
+                .map_err(|e| ApiError::internal(format!("decoding stored object: {e}")))?;
+            self.adopt_removed_version(&mut obj);
+            objs.push(obj);
+        }
+        let in_version = |o: &Value| {
+            let av = crate::meta::top_str(o, "apiVersion");
+            av.rsplit_once('/').map_or(av, |(_, v)| v) == self.version
+        };
+        if objs.iter().all(in_version) {
+            // Nothing to convert: the per-object path only coerces/prunes/defaults.
+            return objs
+                .into_iter()
+                .map(|o| run_now(self.schemas.from_storage(o, &self.version)))
+                .collect::<Result<_, _>>()
+                .map_err(pipeline_error);
+        }
+        // One converter call for the whole page (issue 6: a list costs one webhook call).
+        let out =
+            run_now(self.schemas.list_from_storage(objs, &self.version)).map_err(pipeline_error)?;
+        if out.len() != values.len() {
+            return Err(ApiError::internal(
+                "conversion returned another number of objects",
+            ));
+        }
+        Ok(out)
     }
 
     fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, ApiError> {
-        let stored = run_now(self.schemas.to_storage(obj.clone())).map_err(ApiError::internal)?;
+        let stored = run_now(self.schemas.to_storage(obj.clone())).map_err(pipeline_error)?;
         serde_json::to_vec(&stored).map_err(ApiError::internal)
     }
 
@@ -154,6 +185,21 @@ impl ObjectCodec for CrCodec {
             )));
         }
         None
+    }
+}
+
+/// Maps a storage-side pipeline error. A failed conversion webhook answers 500 with the
+/// webhook's words and no reason or details (docs/apiextensions.md, Appendix B.1); anything
+/// else is an internal error.
+fn pipeline_error(e: PipelineError) -> ApiError {
+    match e {
+        PipelineError::Conversion(ConversionError::Webhook(w)) => ApiError {
+            code: 500,
+            reason: "",
+            message: w.to_string(),
+            details: None,
+        },
+        other => ApiError::internal(other),
     }
 }
 

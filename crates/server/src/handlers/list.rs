@@ -184,17 +184,21 @@ pub async fn collect_items(
             .map_err(|e| continue_error(ctx, e))?;
         revision = Some(resp.revision);
         let mut examined = 0i64;
+        // One decode for the page: a custom resource in another version converts all its
+        // items in one webhook call (issue 6).
+        let mut decoded = if raw {
+            Vec::new()
+        } else {
+            ctx.decode_many(&resp.kvs.iter().collect::<Vec<_>>())?
+        }
+        .into_iter();
         for kv in &resp.kvs {
             examined += 1;
             start_after = Some(String::from_utf8_lossy(&kv.key).into_owned());
-            let item = if raw {
-                Item::Raw(kv.clone())
-            } else {
-                let obj = ctx.decode(kv)?;
-                if !filter.matches(ctx, &obj) {
-                    continue;
-                }
-                Item::Decoded(obj)
+            let item = match decoded.next() {
+                None => Item::Raw(kv.clone()),
+                Some(obj) if filter.matches(ctx, &obj) => Item::Decoded(obj),
+                Some(_) => continue,
             };
             {
                 items.push(item);
@@ -242,20 +246,36 @@ fn raw_json_list(ctx: &Ctx, items: Vec<Item>, list_meta: &Value) -> Result<Vec<u
         Value::from(e.api_version())
     )
     .into_bytes();
-    for (i, item) in items.into_iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        let spliced = match &item {
+    let spliced: Vec<Option<Vec<u8>>> = items
+        .iter()
+        .map(|item| match item {
             Item::Raw(kv) => e
                 .codec
                 .stored_json_with_resource_version(&kv.value, kv.mod_revision),
             Item::Decoded(_) => None,
-        };
+        })
+        .collect();
+    // Items that cannot be spliced (another version) are decoded together: one conversion.
+    let undecoded: Vec<&KeyValue> = items
+        .iter()
+        .zip(&spliced)
+        .filter_map(|(item, s)| match (item, s) {
+            (Item::Raw(kv), None) => Some(kv),
+            _ => None,
+        })
+        .collect();
+    let mut decoded = ctx.decode_many(&undecoded)?.into_iter();
+    for (i, (item, spliced)) in items.into_iter().zip(spliced).enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
         match (spliced, item) {
             (Some(bytes), _) => out.extend_from_slice(&bytes),
-            (None, Item::Raw(kv)) => {
-                serde_json::to_writer(&mut out, &ctx.decode(&kv)?).map_err(ApiError::internal)?
+            (None, Item::Raw(_)) => {
+                let obj = decoded
+                    .next()
+                    .ok_or_else(|| ApiError::internal("list decode returned too few objects"))?;
+                serde_json::to_writer(&mut out, &obj).map_err(ApiError::internal)?
             }
             (None, Item::Decoded(v)) => {
                 serde_json::to_writer(&mut out, &v).map_err(ApiError::internal)?

@@ -129,6 +129,21 @@ impl Ctx {
         Ok(obj)
     }
 
+    /// Decodes the key-values of one list page (one conversion call for all of them), each
+    /// with its resourceVersion.
+    pub fn decode_many(&self, kvs: &[&KeyValue]) -> Result<Vec<Value>, ApiError> {
+        let values: Vec<&[u8]> = kvs.iter().map(|kv| kv.value.as_slice()).collect();
+        let mut objs = self.entry.codec.decode_stored_many(&values)?;
+        for (obj, kv) in objs.iter_mut().zip(kvs) {
+            meta::set_meta(
+                obj,
+                "resourceVersion",
+                Some(Value::String(kv.mod_revision.to_string())),
+            );
+        }
+        Ok(objs)
+    }
+
     /// A context for another object of the same entry (namespace, name), e.g. one item of
     /// a collection.
     pub fn for_object(&self, namespace: Option<String>, name: String) -> Ctx {
