@@ -21,8 +21,13 @@ const CRD: &str = "widgets.golden.example.com";
 
 /// A kapi serving the Widget CRD converted by `webhook`, with `n` v1alpha1 widgets.
 async fn kapi_with_widgets(webhook: &WidgetWebhook, n: usize) -> Kapi {
-    let kapi = Kapi::start().await;
-    let mut crd = widget_crd(webhook_url_conversion(&webhook.url, &webhook.ca_bundle()));
+    let conversion = webhook_url_conversion(&webhook.url, &webhook.ca_bundle());
+    kapi_with_crd(Kapi::start().await, conversion, n).await
+}
+
+/// `kapi` serving the Widget CRD with `conversion`, with `n` v1alpha1 widgets.
+async fn kapi_with_crd(kapi: Kapi, conversion: Value, n: usize) -> Kapi {
+    let mut crd = widget_crd(conversion);
     crd["metadata"] = json!({"name": CRD});
     crd.as_object_mut().unwrap().remove("status");
     let path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
@@ -104,4 +109,24 @@ async fn webhook_down_fails_a_list_in_another_version_with_a_bare_500_status() {
     let (s, list) = read(&kapi, V1A1).await;
     assert_eq!(s, 200, "{list}");
     assert_eq!(list["items"].as_array().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn service_reference_is_dialled_at_the_service_resolver_flag_address() {
+    let webhook = WidgetWebhook::start();
+    let flag = format!("webhooks/widgets=localhost:{}", webhook.port);
+    let kapi = Kapi::start_with(&["--service-resolver", &flag]).await;
+    let conversion = json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"],
+        "clientConfig": {"service": {"namespace": "webhooks", "name": "widgets",
+            "path": "/convert", "port": 443}, "caBundle": webhook.ca_bundle()}}});
+    let kapi = kapi_with_crd(kapi, conversion, 2).await;
+    let (s, list) = read(&kapi, V1B1).await;
+    assert_eq!(s, 200, "{list}");
+    let names: Vec<&Value> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| &i["spec"]["displayName"])
+        .collect();
+    assert_eq!(names, [&json!("l0"), &json!("l1")]);
 }
