@@ -192,7 +192,6 @@ async fn webhook_down_fails_reads_in_the_other_version_with_500_naming_the_store
         assert_eq!(s, 500, "{path}: {status}");
         assert_eq!(status["kind"], "Status");
         assert_eq!(status["code"], 500);
-        // kapi still prefixes "Internal error occurred: " (see the ignored test below).
         let message = status["message"].as_str().unwrap();
         let cause = format!(
             "conversion webhook for golden.example.com/v1alpha1, Kind=Widget failed: Post \"{}?timeout=30s\": dial tcp ",
@@ -231,11 +230,8 @@ async fn webhook_down_fails_a_create_through_v1beta1_with_500_and_stores_nothing
 }
 
 /// Appendix B.1 (live kube-apiserver 1.36): a failed conversion answers a bare Status — no
-/// `reason`, no `details`, no "Internal error occurred: " prefix. kapi's server still answers
-/// `InternalError` with the prefix and a cause (crates/server/src/status.rs); un-ignore once
-/// it maps conversion failures as upstream does.
+/// `reason`, no `details`, no "Internal error occurred: " prefix.
 #[tokio::test]
-#[ignore = "server gap: conversion failures answer InternalError with a prefix (Appendix B.1)"]
 async fn webhook_down_answers_upstreams_bare_500_status() {
     let mut webhook = WidgetWebhook::start();
     let kapi = kapi_with_webhook_crd(&webhook).await;
