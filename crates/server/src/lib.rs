@@ -21,6 +21,7 @@ pub mod listener;
 pub mod managed_fields;
 pub mod meta;
 pub mod metrics;
+pub mod migration;
 pub mod namespace_lifecycle;
 pub mod negotiate;
 pub mod openapi;
