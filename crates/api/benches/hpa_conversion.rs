@@ -18,7 +18,10 @@ use std::time::{Duration, Instant};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn golden_v1() -> v1::HorizontalPodAutoscaler {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/hpa-v1.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/golden/hpa-v1.json"
+    );
     let text = std::fs::read_to_string(path).expect("golden hpa-v1.json");
     serde_json::from_str(&text).expect("valid HPA")
 }

@@ -125,7 +125,7 @@ async fn protobuf_get_answers_the_k8s_envelope() {
     assert_eq!(&body[..4], b"k8s\0");
     let golden_pb = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/e2e_golden/configmap.pb"
+        "/../../testdata/golden/configmap.pb"
     ))
     .unwrap();
     assert_eq!(&body[..22], &golden_pb[..22], "same envelope and type meta");
@@ -295,7 +295,7 @@ async fn protobuf_list_has_the_list_type_meta_of_the_golden() {
     assert_eq!(headers["content-type"], pb);
     let golden_pb = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/e2e_golden/configmap-list.pb"
+        "/../../testdata/golden/configmap-list.pb"
     ))
     .unwrap();
     assert_eq!(

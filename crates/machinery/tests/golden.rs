@@ -1,4 +1,4 @@
-//! Byte-level comparisons against real kube-apiserver responses (shared/reference/golden).
+//! Byte-level comparisons against real kube-apiserver responses (testdata/golden, copied from shared/reference/golden).
 
 mod common;
 

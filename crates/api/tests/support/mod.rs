@@ -1,4 +1,4 @@
-//! Loading the golden kube-apiserver responses in `tests/golden/`.
+//! Loading the golden kube-apiserver responses in `testdata/golden/` at the repository root.
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -6,7 +6,7 @@ use std::path::Path;
 /// The bytes of a golden file.
 pub fn golden_bytes(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
+        .join("../../testdata/golden")
         .join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

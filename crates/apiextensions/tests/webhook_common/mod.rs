@@ -216,7 +216,8 @@ pub fn ok(answer: Value) -> (StatusCode, Vec<u8>) {
 /// The golden Widget CRD (v1alpha1 storage, v1beta1) calling `url`, trusting `ca_pem`, with
 /// `conversionReviewVersions` = `review_versions`.
 pub fn widget_crd(url: &str, ca_pem: &str, review_versions: &[&str]) -> CustomResourceDefinition {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/crd-create.json");
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/golden/crd/crd-create.json");
     let mut crd: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     crd["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {
         "conversionReviewVersions": review_versions,

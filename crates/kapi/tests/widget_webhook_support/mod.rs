@@ -121,7 +121,7 @@ impl Drop for WidgetWebhook {
 /// The golden Widget CRD (v1alpha1 storage, v1beta1 served) as JSON, with `conversion`.
 pub fn widget_crd(conversion: Value) -> Value {
     let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../apiextensions/tests/golden/crd-create.json");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/golden/crd/crd-create.json");
     let mut crd: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     crd["spec"]["conversion"] = conversion;
     crd

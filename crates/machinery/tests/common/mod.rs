@@ -13,10 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub const GOLDEN: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/reference/golden"
-);
+pub const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/golden");
 
 pub fn golden(name: &str) -> Vec<u8> {
     std::fs::read(format!("{GOLDEN}/{name}")).unwrap()

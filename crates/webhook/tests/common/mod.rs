@@ -104,10 +104,19 @@ impl Drop for WidgetWebhook {
 
 /// Reads a golden file of this crate's tests.
 pub fn golden(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+    serde_json::from_slice(&std::fs::read(golden_path(name)).unwrap()).unwrap()
+}
+
+/// Where a golden file lives: `testdata/golden/` at the repository root, custom-resource
+/// responses under its `crd/` folder.
+fn golden_path(name: &str) -> std::path::PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/golden");
+    let top = root.join(name);
+    if top.exists() {
+        top
+    } else {
+        root.join("crd").join(name)
+    }
 }
 
 /// kube-apiserver's checks of a webhook answer to `request` (R4.25–R4.27): the review's
