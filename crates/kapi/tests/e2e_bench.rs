@@ -111,3 +111,54 @@ async fn kapi_bench_delivers_every_event_to_every_watcher() {
         .unwrap();
     assert_eq!(watch["count"], 21, "{watch}");
 }
+
+/// Rows of the custom-resource mode, each at concurrency 1 and 2.
+const CUSTOM: [&str; 5] = [
+    "create benchwidgets",
+    "get benchwidgets",
+    "update benchwidgets",
+    "list 25 json benchwidgets",
+    "list 25 json paged 10 benchwidgets",
+];
+
+#[tokio::test]
+async fn kapi_bench_custom_resource_mode_reports_benchwidget_rows_without_errors() {
+    let kapi = Kapi::start().await;
+    let report = kapi.dir.path().join("bench.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_kapi"))
+        .arg("bench")
+        .arg("--kubeconfig")
+        .arg(kapi.kubeconfig())
+        .args(["--custom-resource", "--ops", "10", "--concurrency", "1,2"])
+        .args(["--list-sizes", "25", "--list-repeats", "2"])
+        .args([
+            "--page-size",
+            "10",
+            "--watchers",
+            "1",
+            "--watch-events",
+            "2",
+        ])
+        .arg("--json")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    for op in CUSTOM.iter().chain(&["create", "get"]) {
+        for c in [1, 2] {
+            let row = rows
+                .iter()
+                .find(|r| r["operation"] == *op && r["concurrency"] == c)
+                .unwrap_or_else(|| panic!("no row {op} at {c}: {rows:?}"));
+            assert!(row["count"].as_u64().unwrap() > 0, "{row}");
+            assert_eq!(row["errors"], 0, "{row}");
+        }
+    }
+}

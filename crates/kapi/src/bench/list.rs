@@ -41,18 +41,33 @@ pub async fn list_rows(
                     String::new()
                 };
                 let name = format!("list {size} {format}{paged}");
-                rows.push(measure(client, ns, accept, limit, c, repeats, name).await);
+                let collection = configmaps(ns);
+                let list = ListSpec {
+                    collection: &collection,
+                    accept,
+                    limit,
+                };
+                rows.push(measure(client, &list, c, repeats, name).await);
             }
         }
     }
     rows
 }
 
-async fn measure(
+/// What one measured list reads: a collection path, a media type and a page size (0: all).
+pub struct ListSpec<'a> {
+    /// The collection path, e.g. `/api/v1/namespaces/ns/configmaps`.
+    pub collection: &'a str,
+    /// The `Accept` media type.
+    pub accept: &'a str,
+    /// `limit` of each page; 0 reads the whole list at once.
+    pub limit: usize,
+}
+
+/// `repeats` lists as described by `list`, `c` in flight, as one row named `name`.
+pub async fn measure(
     client: &ApiClient,
-    ns: &str,
-    accept: &str,
-    limit: usize,
+    list: &ListSpec<'_>,
     c: usize,
     repeats: usize,
     name: String,
@@ -61,7 +76,7 @@ async fn measure(
     let results: Vec<Option<Duration>> = futures::stream::iter(0..repeats)
         .map(|_| async move {
             let t = Instant::now();
-            match read_all_pages(client, ns, accept, limit).await {
+            match read_all_pages(client, list).await {
                 Ok(()) => Some(t.elapsed()),
                 Err(e) => {
                     tracing::warn!(error = %e, "list failed");
@@ -84,15 +99,11 @@ async fn measure(
 }
 
 /// One list, following `continue` tokens until the last page.
-async fn read_all_pages(
-    client: &ApiClient,
-    ns: &str,
-    accept: &str,
-    limit: usize,
-) -> Result<(), String> {
+async fn read_all_pages(client: &ApiClient, list: &ListSpec<'_>) -> Result<(), String> {
+    let (accept, limit) = (list.accept, list.limit);
     let mut cont = String::new();
     loop {
-        let mut path = format!("{}?limit={limit}", configmaps(ns));
+        let mut path = format!("{}?limit={limit}", list.collection);
         if !cont.is_empty() {
             path.push_str("&continue=");
             path.push_str(&escape(&cont));

@@ -1,10 +1,13 @@
 //! `kapi bench`: a load tool for any Kubernetes API server (kapi or kube-apiserver), using
 //! only standard API calls on ConfigMaps in namespaces it creates and deletes: create, get,
 //! update; lists of namespaces holding 1 000 and 10 000 objects (JSON and protobuf, full and
-//! paged); watch fan-out. Prints a Markdown table, optionally writes JSON.
+//! paged); watch fan-out. With `--custom-resource` also the same create/get/update and JSON
+//! list phases on a CRD's custom resources (rows suffixed ` benchwidgets`).
+//! Prints a Markdown table, optionally writes JSON.
 
 mod client;
 mod crud;
+mod custom;
 mod list;
 mod report;
 mod watch;
@@ -73,6 +76,10 @@ pub struct BenchArgs {
     /// Keep the benchmark namespaces instead of deleting them.
     #[arg(long)]
     pub keep: bool,
+    /// Also measure custom resources: create (and afterwards delete, unless --keep) the CRD
+    /// `benchwidgets.bench.kapi.dev` and run the create/get/update and JSON list phases on them.
+    #[arg(long)]
+    pub custom_resource: bool,
     /// Prefix of the namespaces created (`<prefix>-ops`, `<prefix>-list-N`, `<prefix>-watch`).
     #[arg(long, default_value = "kapi-bench")]
     pub namespace_prefix: String,
@@ -110,6 +117,10 @@ async fn bench(args: BenchArgs) -> Result<(), BenchError> {
         rows.extend(crud::crud_rows(&client, &ops_ns, args.ops, c).await);
     }
     let mut namespaces = vec![ops_ns];
+    if args.custom_resource {
+        custom::ensure_crd(&client).await?;
+        namespaces.extend(custom_rows(&client, &args, &mut rows).await?);
+    }
     for &size in &args.list_sizes {
         let ns = format!("{prefix}-list-{size}");
         create_namespace(&client, &ns).await?;
@@ -142,6 +153,9 @@ async fn bench(args: BenchArgs) -> Result<(), BenchError> {
         std::fs::write(path, json).map_err(|e| BenchError::Write(path.clone(), e))?;
     }
     if !args.keep {
+        if args.custom_resource {
+            custom::delete_crd(&client).await?;
+        }
         for ns in &namespaces {
             let path = format!("/api/v1/namespaces/{ns}");
             client
@@ -150,6 +164,29 @@ async fn bench(args: BenchArgs) -> Result<(), BenchError> {
         }
     }
     Ok(())
+}
+
+/// The custom-resource phases (the CRD already Established); returns the namespaces made.
+async fn custom_rows(
+    client: &ApiClient,
+    args: &BenchArgs,
+    rows: &mut Vec<Row>,
+) -> Result<Vec<String>, BenchError> {
+    let prefix = &args.namespace_prefix;
+    let ops_ns = format!("{prefix}-cr-ops");
+    create_namespace(client, &ops_ns).await?;
+    for &c in &args.concurrency {
+        rows.extend(custom::crud_rows(client, &ops_ns, args.ops, c).await);
+    }
+    let mut namespaces = vec![ops_ns];
+    for &size in &args.list_sizes {
+        let ns = format!("{prefix}-cr-list-{size}");
+        create_namespace(client, &ns).await?;
+        let (c, r, p) = (&args.concurrency, args.list_repeats, args.page_size);
+        rows.extend(custom::list_rows(client, &ns, size, c, r, p).await);
+        namespaces.push(ns);
+    }
+    Ok(namespaces)
 }
 
 /// Creates a namespace; an existing one is fine.
