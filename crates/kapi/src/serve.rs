@@ -111,6 +111,9 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         args.etcd_prefix.trim_end_matches('/'),
         &codecs,
     ));
+    registry.upsert(kapi_server::migration::storage_versions::entries(
+        args.etcd_prefix.trim_end_matches('/'),
+    ));
     tracing::debug!(
         elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
         "registry built"

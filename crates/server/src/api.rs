@@ -205,6 +205,9 @@ fn verb_allowed(entry: &crate::registry::ResourceEntry, info: &ResourceRequest) 
 }
 
 async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
+    if crate::migration::storage_versions::is_served_here(&ctx.entry) {
+        return crate::migration::storage_versions::serve(&ctx).await;
+    }
     if handlers::view::applies(&ctx) {
         return handlers::view::dispatch(&ctx, body).await;
     }

@@ -3,3 +3,4 @@
 //! API and its controller are not built yet (see docs/migration.md).
 
 pub mod accounting;
+pub mod storage_versions;
