@@ -114,12 +114,23 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
     registry.upsert(kapi_server::migration::storage_versions::entries(
         args.etcd_prefix.trim_end_matches('/'),
     ));
+    registry.upsert(kapi_server::migration::api::entries(
+        args.etcd_prefix.trim_end_matches('/'),
+    ));
     tracing::debug!(
         elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
         "registry built"
     );
+    let migration_registry = registry.clone();
     let open = async {
         let store = open_store(&args).await;
+        if let Ok(store) = &store {
+            kapi_server::migration::controller::spawn(
+                store.clone(),
+                migration_registry,
+                args.etcd_prefix.trim_end_matches('/').to_owned(),
+            );
+        }
         tracing::debug!(
             elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
             "store open"

@@ -91,3 +91,83 @@ async fn storage_version_counts_are_read_only() {
         .await;
     assert_eq!(s, 405);
 }
+
+const MIGRATIONS: &str = "/apis/storagemigration.k8s.io/v1beta1/storageversionmigrations";
+
+/// Creates a StorageVersionMigration of widgets.example.com named `name`.
+async fn start_migration(kapi: &Kapi, name: &str) {
+    let body = format!(
+        r#"{{"apiVersion":"storagemigration.k8s.io/v1beta1","kind":"StorageVersionMigration","metadata":{{"name":"{name}"}},"spec":{{"resource":{{"group":"example.com","resource":"widgets"}}}}}}"#
+    );
+    let (s, _, b) = kapi
+        .raw(send("POST", MIGRATIONS, "application/json", &body))
+        .await;
+    assert_eq!(s, 201, "{}", String::from_utf8_lossy(&b));
+}
+
+/// Polls the migration until it has a terminal condition; returns that condition's type.
+async fn wait_finished(kapi: &Kapi, name: &str) -> String {
+    for _ in 0..300 {
+        let (_, _, body) = kapi.raw(get(&format!("{MIGRATIONS}/{name}"))).await;
+        let obj = json(&body);
+        let done = obj["status"]["conditions"].as_array().and_then(|cs| {
+            cs.iter()
+                .find(|c| c["status"] == "True" && c["type"] != "Running")
+                .and_then(|c| c["type"].as_str().map(str::to_owned))
+        });
+        if let Some(t) = done {
+            return t;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("migration {name} did not finish");
+}
+
+/// Creates `n` widgets named c… and sets spec.replicas of w0100..w0100+n, while a migration runs.
+async fn concurrent_writer(kapi: &Kapi, n: usize) {
+    for i in 0..n {
+        let body = format!(
+            r#"{{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{{"name":"c{i:04}"}},"spec":{{"replicas":3}}}}"#
+        );
+        let (s, _, _) = kapi
+            .raw(send("POST", V1A1, "application/json", &body))
+            .await;
+        assert_eq!(s, 201);
+        let path = format!("{V1A1}/w{:04}", 100 + i);
+        let patch = r#"{"spec":{"replicas":7}}"#;
+        let (s, _, b) = kapi
+            .raw(send("PATCH", &path, "application/merge-patch+json", patch))
+            .await;
+        assert_eq!(s, 200, "{}", String::from_utf8_lossy(&b));
+    }
+}
+
+#[tokio::test]
+async fn migration_with_a_concurrent_writer_leaves_only_the_storage_version() {
+    let kapi = widget_kapi().await;
+    create_widgets(&kapi, N).await;
+    apply_crd(&kapi, &widget_crd("v1beta1", true, true));
+    start_migration(&kapi, "widgets-v1beta1").await;
+    let ((), outcome) = tokio::join!(
+        concurrent_writer(&kapi, 50),
+        wait_finished(&kapi, "widgets-v1beta1")
+    );
+    assert_eq!(outcome, "Succeeded");
+    assert_eq!(
+        crd_json(&kapi)["status"]["storedVersions"],
+        serde_json::json!(["v1beta1"])
+    );
+    assert_eq!(counts(&kapi).await, (0, N as u64 + 50, 0));
+    for i in 0..50 {
+        let (s, _, body) = kapi.raw(get(&format!("{V1A1}/w{:04}", 100 + i))).await;
+        assert_eq!(s, 200);
+        assert_eq!(
+            json(&body)["spec"]["replicas"],
+            7,
+            "update of w{:04} lost",
+            100 + i
+        );
+    }
+    // With storedVersions == [v1beta1], v1alpha1 can leave spec.versions.
+    apply_crd(&kapi, &widget_crd("v1beta1", true, false));
+}
