@@ -3,7 +3,9 @@
 mod bench;
 mod convert;
 mod convert_cr;
+mod migrate;
 mod serve;
+mod storage_versions;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -27,6 +29,10 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// Load any Kubernetes API server: create, get, update, list, watch fan-out.
     Bench(bench::BenchArgs),
+    /// Print, per CRD, how many objects are stored at each version.
+    StorageVersions(storage_versions::StorageVersionsArgs),
+    /// Rewrite every object of RESOURCE.GROUP in its CRD's storage version.
+    Migrate(migrate::MigrateArgs),
 }
 
 fn main() -> ExitCode {
@@ -35,5 +41,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::StorageVersions(args) => storage_versions::run(args),
+        Command::Migrate(args) => migrate::run(args),
     }
 }

@@ -171,3 +171,59 @@ async fn migration_with_a_concurrent_writer_leaves_only_the_storage_version() {
     // With storedVersions == [v1beta1], v1alpha1 can leave spec.versions.
     apply_crd(&kapi, &widget_crd("v1beta1", true, false));
 }
+
+/// Runs the kapi binary against `kapi`; (success, stdout, stderr).
+fn kapi_cli(kapi: &Kapi, args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kapi"))
+        .args(args)
+        .arg("--kubeconfig")
+        .arg(kapi.kubeconfig())
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn storage_versions_subcommand_prints_counts_per_crd() {
+    let kapi = widget_kapi().await;
+    create_widgets(&kapi, 3).await;
+    let (ok, out, err) = kapi_cli(&kapi, &["storage-versions"]);
+    assert!(ok, "{err}");
+    let row: Vec<&str> = out
+        .lines()
+        .find(|l| l.starts_with(CRD))
+        .unwrap_or_else(|| panic!("{out}"))
+        .split_whitespace()
+        .collect();
+    assert_eq!(row, [CRD, "v1alpha1", "v1alpha1=3", "3", "0"]);
+}
+
+#[tokio::test]
+async fn migrate_dry_run_prints_counts_and_changes_nothing() {
+    let kapi = widget_kapi().await;
+    create_widgets(&kapi, 5).await;
+    apply_crd(&kapi, &widget_crd("v1beta1", true, true));
+    let (ok, out, err) = kapi_cli(&kapi, &["migrate", CRD, "--dry-run"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("v1alpha1=5"), "{out}");
+    assert!(
+        out.contains("would rewrite 5 objects into v1beta1"),
+        "{out}"
+    );
+    assert_eq!(counts(&kapi).await, (5, 0, 5));
+}
+
+#[tokio::test]
+async fn migrate_subcommand_runs_the_migration_to_success() {
+    let kapi = widget_kapi().await;
+    create_widgets(&kapi, 20).await;
+    apply_crd(&kapi, &widget_crd("v1beta1", true, true));
+    let (ok, _, err) = kapi_cli(&kapi, &["migrate", CRD]);
+    assert!(ok, "{err}");
+    assert!(err.contains("succeeded"), "{err}");
+    assert_eq!(counts(&kapi).await, (0, 20, 0));
+}
