@@ -6,6 +6,8 @@ mod e2e_support;
 
 mod e2e_crd_support;
 
+mod widget_webhook_support;
+
 use e2e_crd_support::*;
 use e2e_support::{Kapi, json};
 
@@ -226,4 +228,73 @@ async fn migrate_subcommand_runs_the_migration_to_success() {
     assert!(ok, "{err}");
     assert!(err.contains("succeeded"), "{err}");
     assert_eq!(counts(&kapi).await, (0, 20, 0));
+}
+
+const GOLDEN_V1A1: &str = "/apis/golden.example.com/v1alpha1/namespaces/default/widgets";
+
+/// A kapi with the golden Widget CRD converted by `webhook`, `n` objects at v1alpha1, then
+/// the storage version switched to v1beta1.
+async fn webhook_kapi_switched(webhook: &widget_webhook_support::WidgetWebhook, n: usize) -> Kapi {
+    use widget_webhook_support::{webhook_url_conversion, widget_crd};
+    let kapi = Kapi::start().await;
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let mut crd = widget_crd(webhook_url_conversion(&webhook.url, &webhook.ca_bundle()));
+    crd["metadata"] = serde_json::json!({"name": "widgets.golden.example.com"});
+    crd.as_object_mut().unwrap().remove("status");
+    let (s, _, b) = kapi
+        .raw(send("POST", crds, "application/json", &crd.to_string()))
+        .await;
+    assert_eq!(s, 201, "{}", String::from_utf8_lossy(&b));
+    wait_status(&kapi, GOLDEN_V1A1, 200).await;
+    for i in 0..n {
+        let body = format!(
+            r#"{{"apiVersion":"golden.example.com/v1alpha1","kind":"Widget","metadata":{{"name":"g{i}"}},"spec":{{"label":"x","replicas":1}}}}"#
+        );
+        let (s, _, b) = kapi
+            .raw(send("POST", GOLDEN_V1A1, "application/json", &body))
+            .await;
+        assert_eq!(s, 201, "{}", String::from_utf8_lossy(&b));
+    }
+    let path = format!("{crds}/widgets.golden.example.com");
+    let (_, _, body) = kapi.raw(get(&path)).await;
+    let mut crd = json(&body);
+    for v in crd["spec"]["versions"].as_array_mut().unwrap() {
+        v["storage"] = serde_json::json!(v["name"] == "v1beta1");
+    }
+    let (s, _, b) = kapi
+        .raw(send("PUT", &path, "application/json", &crd.to_string()))
+        .await;
+    assert_eq!(s, 200, "{}", String::from_utf8_lossy(&b));
+    kapi
+}
+
+#[tokio::test]
+async fn migration_with_the_webhook_down_fails_and_leaves_objects_readable() {
+    let mut webhook = widget_webhook_support::WidgetWebhook::start();
+    let kapi = webhook_kapi_switched(&webhook, 5).await;
+    webhook.kill();
+    let body = r#"{"apiVersion":"storagemigration.k8s.io/v1beta1","kind":"StorageVersionMigration","metadata":{"name":"golden"},"spec":{"resource":{"group":"golden.example.com","resource":"widgets"}}}"#;
+    let (s, _, _) = kapi
+        .raw(send("POST", MIGRATIONS, "application/json", body))
+        .await;
+    assert_eq!(s, 201);
+    assert_eq!(wait_finished(&kapi, "golden").await, "Failed");
+    let (_, _, body) = kapi.raw(get(&format!("{MIGRATIONS}/golden"))).await;
+    let failed = json(&body)["status"]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "Failed")
+        .cloned()
+        .unwrap();
+    assert!(
+        failed["message"]
+            .as_str()
+            .unwrap()
+            .contains("conversion webhook"),
+        "{failed}"
+    );
+    let (s, _, body) = kapi.raw(get(GOLDEN_V1A1)).await;
+    assert_eq!(s, 200);
+    assert_eq!(json(&body)["items"].as_array().unwrap().len(), 5);
 }

@@ -3,7 +3,8 @@
 //! version page by page through the CRD's converter (a compare-and-swap write on the read
 //! revision, retried on conflict; other requests are never blocked), then, when the accounting
 //! shows no object left in another version and the storage version did not change meanwhile,
-//! sets the CRD's `status.storedVersions` to `[storage]`.
+//! sets the CRD's `status.storedVersions` to `[storage]` (R7.3 rewrite loop, R7.10 storedVersions;
+//! docs/migration.md).
 
 use super::accounting::count_stored_versions;
 use super::api::{GROUP, RESOURCE, is_finished};
@@ -73,10 +74,13 @@ async fn tick(store: &dyn Store, registry: &Registry, root: &str) -> Result<(), 
         }
         let key = String::from_utf8_lossy(&kv.key).into_owned();
         set_condition(store, &key, "Running", "True", "Migrating", "").await?;
+        let started = std::time::Instant::now();
         let outcome = run(store, registry, &obj).await;
+        let secs = started.elapsed().as_secs_f64();
         match outcome {
             Ok(n) => {
-                tracing::info!(migration = %key, rewritten = n, "storage version migration succeeded");
+                tracing::info!(migration = %key, rewritten = n, elapsed_s = secs,
+                    objects_per_s = n as f64 / secs.max(1e-9), "storage version migration succeeded");
                 set_condition(store, &key, "Succeeded", "True", "Succeeded", "").await?;
             }
             Err(e) => {
