@@ -6,6 +6,8 @@ mod e2e_support;
 
 mod e2e_crd_support;
 
+mod e2e_etcd_support;
+
 mod widget_webhook_support;
 
 use e2e_crd_support::*;
@@ -297,4 +299,45 @@ async fn migration_with_the_webhook_down_fails_and_leaves_objects_readable() {
     let (s, _, body) = kapi.raw(get(GOLDEN_V1A1)).await;
     assert_eq!(s, 200);
     assert_eq!(json(&body)["items"].as_array().unwrap().len(), 5);
+}
+
+#[tokio::test]
+async fn migration_on_etcd_with_a_writer_on_a_second_kapi_leaves_only_the_storage_version() {
+    let etcd = e2e_etcd_support::Etcd::start().await;
+    let a = Kapi::start_with(&["--etcd-servers", &etcd.url]).await;
+    let b = Kapi::start_with(&["--etcd-servers", &etcd.url]).await;
+    apply_crd(&a, &widget_crd("v1alpha1", true, true));
+    wait_status(&b, V1A1, 200).await;
+    create_widgets(&a, N).await;
+    apply_crd(&a, &widget_crd("v1beta1", true, true));
+    // Wait until b writes in v1beta1 too (its registry follows the CRD watch).
+    for i in 0.. {
+        let body = format!(
+            r#"{{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{{"name":"probe{i}"}},"spec":{{}}}}"#
+        );
+        let (s, _, _) = b.raw(send("POST", V1A1, "application/json", &body)).await;
+        assert_eq!(s, 201);
+        if counts(&b).await.1 > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    start_migration(&a, "on-etcd").await;
+    let ((), outcome) = tokio::join!(concurrent_writer(&b, 50), wait_finished(&a, "on-etcd"));
+    assert_eq!(outcome, "Succeeded");
+    assert_eq!(
+        crd_json(&a)["status"]["storedVersions"],
+        serde_json::json!(["v1beta1"])
+    );
+    let (alpha, _, rest) = counts(&b).await;
+    assert_eq!((alpha, rest), (0, 0));
+    for i in 0..50 {
+        let (_, _, body) = a.raw(get(&format!("{V1A1}/w{:04}", 100 + i))).await;
+        assert_eq!(
+            json(&body)["spec"]["replicas"],
+            7,
+            "update of w{:04} lost",
+            100 + i
+        );
+    }
 }
