@@ -186,13 +186,7 @@ async fn rewrite_all(store: &dyn Store, entry: &ResourceEntry) -> Result<u64, Mi
     let mut rewritten = 0;
     loop {
         let page = store.range(request).await?;
-        for kv in &page.kvs {
-            if !entry.codec.is_stored_current(&kv.value)
-                && rewrite_one(store, entry, kv.clone()).await?
-            {
-                rewritten += 1;
-            }
-        }
+        rewritten += rewrite_page(store, entry, &page.kvs).await?;
         match (page.more, page.kvs.last()) {
             (true, Some(last)) => {
                 request = RangeRequest::prefix(prefix.as_bytes())
@@ -203,6 +197,53 @@ async fn rewrite_all(store: &dyn Store, entry: &ResourceEntry) -> Result<u64, Mi
         }
         tokio::task::yield_now().await;
     }
+}
+
+/// Rewrites a page's old-version objects: one batched conversion (one webhook call), then a
+/// CAS write each; an object changed meanwhile goes through [`rewrite_one`].
+async fn rewrite_page(
+    store: &dyn Store,
+    entry: &ResourceEntry,
+    kvs: &[KeyValue],
+) -> Result<u64, MigrationError> {
+    let stale: Vec<&KeyValue> = kvs
+        .iter()
+        .filter(|kv| !entry.codec.is_stored_current(&kv.value))
+        .collect();
+    let Some(first) = stale.first() else {
+        return Ok(0);
+    };
+    let values: Vec<&[u8]> = stale.iter().map(|kv| kv.value.as_slice()).collect();
+    let objs = entry
+        .codec
+        .decode_stored_many(&values)
+        .map_err(|e| MigrationError::Convert {
+            key: String::from_utf8_lossy(&first.key).into_owned(),
+            message: e.to_string(),
+        })?;
+    let mut rewritten = 0;
+    for (kv, obj) in stale.into_iter().zip(objs) {
+        let bytes = entry
+            .codec
+            .encode_for_storage(&obj)
+            .map_err(|e| MigrationError::Convert {
+                key: String::from_utf8_lossy(&kv.key).into_owned(),
+                message: e.to_string(),
+            })?;
+        match store.update(&kv.key, bytes, kv.mod_revision).await {
+            Ok(_) => rewritten += 1,
+            Err(e) if e.is_conflict() => {
+                if let Some(fresh) = store.get(&kv.key, None).await?
+                    && rewrite_one(store, entry, fresh).await?
+                {
+                    rewritten += 1;
+                }
+            }
+            Err(StoreError::NotFound { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(rewritten)
 }
 
 /// Rewrites one object in the storage version, retrying on conflict; false when it was
