@@ -29,6 +29,17 @@ async fn second_open_of_a_held_directory_fails_with_locked() {
 }
 
 #[tokio::test]
+async fn a_new_store_directory_and_file_are_private_to_the_owner() {
+    use std::os::unix::fs::PermissionsExt;
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("data");
+    let _store = EmbeddedStore::open(config(&dir)).unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir), 0o700);
+    assert_eq!(mode(&dir.join(kapi_storage::embedded::DB_FILE)), 0o600);
+}
+
+#[tokio::test]
 async fn reopen_keeps_keys_revisions_and_the_compacted_revision() {
     let dir = tempfile::tempdir().unwrap();
     let store = EmbeddedStore::open(config(dir.path())).unwrap();

@@ -7,6 +7,7 @@ mod tables;
 mod watch;
 mod writer;
 
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -75,10 +76,21 @@ impl EmbeddedStore {
                 "periodic compaction needs a tokio runtime: open the store inside one".into(),
             ));
         }
-        std::fs::create_dir_all(&config.dir).map_err(|e| {
-            StoreError::Internal(format!("cannot create {}: {e}", config.dir.display()))
-        })?;
+        // The store holds Secrets: the directory and the file are private to the owner.
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&config.dir)
+            .map_err(|e| {
+                StoreError::Internal(format!("cannot create {}: {e}", config.dir.display()))
+            })?;
         let path = config.dir.join(DB_FILE);
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(|e| StoreError::Internal(format!("cannot create {}: {e}", path.display())))?;
         let db = Database::builder()
             .set_cache_size(config.cache_size)
             .create(&path)
