@@ -1,14 +1,14 @@
 //! `kapi migrate RESOURCE.GROUP`: creates a StorageVersionMigration on a running server and
-//! follows it until Succeeded (exit 0) or Failed (exit 1); `--dry-run` prints the per-version
-//! counts and what would be rewritten.
+//! follows it with a progress bar (log lines when not on a terminal) until Succeeded (exit 0)
+//! or Failed (exit 1); `--dry-run` prints the per-version counts and what would be rewritten.
 
+use crate::migrate_progress::MigrationProgress;
 use crate::storage_versions::{COUNTS, ClientError, client, get_json, print_table, row};
 use clap::Args;
 use serde_json::{Value, json};
-use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 const MIGRATIONS: &str = "/apis/storagemigration.k8s.io/v1beta1/storageversionmigrations";
 
@@ -91,30 +91,24 @@ async fn follow(
     counts_path: &str,
     todo: u64,
 ) -> Result<(), ClientError> {
-    let tty = std::io::stderr().is_terminal();
-    let started = Instant::now();
+    let mut view = MigrationProgress::for_stderr(todo);
     loop {
         let migration = get_json(client, &format!("{MIGRATIONS}/{name}")).await?;
         let (_, left) = progress(&get_json(client, counts_path).await?);
-        let done = todo.saturating_sub(left);
-        let rate = done as f64 / started.elapsed().as_secs_f64().max(1e-3);
-        let line = format!("migrated {done}/{todo} ({rate:.0} objects/s)");
-        if tty {
-            eprint!("\r{line}");
-            let _ = std::io::stderr().flush();
-        } else {
-            eprintln!("{line}");
-        }
         match terminal(&migration) {
             Some((kind, _)) if kind == "Succeeded" => {
-                eprintln!(
-                    "{}storageversionmigration {name} succeeded",
-                    if tty { "\n" } else { "" }
-                );
+                view.update(todo, todo);
+                view.finish(&format!("storageversionmigration {name} succeeded"));
                 return Ok(());
             }
-            Some((_, message)) => return Err(ClientError::Failed(message)),
-            None => tokio::time::sleep(Duration::from_millis(300)).await,
+            Some((_, message)) => {
+                view.finish(&format!("storageversionmigration {name} failed"));
+                return Err(ClientError::Failed(message));
+            }
+            None => {
+                view.update(todo.saturating_sub(left), todo);
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
         }
     }
 }

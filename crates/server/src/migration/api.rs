@@ -5,7 +5,7 @@
 use crate::builtin::{EntrySpec, entry};
 use crate::codec::JsonCodec;
 use crate::registry::{ResourceEntry, Scope};
-use crate::strategy::GenericStrategy;
+use super::strategy::MigrationStrategy;
 use crate::table::{Column, ColumnTable, name_column};
 use serde_json::Value;
 use std::sync::Arc;
@@ -42,11 +42,7 @@ pub fn entries(root: &str) -> Vec<ResourceEntry> {
         categories: &[],
         verbs: VERBS,
         subresources: STATUS,
-        strategy: Arc::new(GenericStrategy {
-            status: true,
-            generation: true,
-            ..GenericStrategy::default()
-        }),
+        strategy: Arc::new(MigrationStrategy),
         table: Arc::new(ColumnTable(vec![
             name_column(),
             Column {

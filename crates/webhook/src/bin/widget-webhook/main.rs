@@ -1,8 +1,10 @@
 //! The example conversion webhook for Widget (`golden.example.com`, v1alpha1 `spec.label` ⇄
 //! v1beta1 `spec.displayName`), served over HTTPS at `/convert`.
 //!
-//! `widget-webhook --cert-file tls.crt --key-file tls.key [--port 8443] [--bind 127.0.0.1]`
-//! prints `listening on ADDR` once it accepts connections (`--port 0` picks a free port).
+//! `widget-webhook --cert-file tls.crt --key-file tls.key [--port 8443] [--bind 127.0.0.1]
+//! [--delay-ms N]` prints `listening on ADDR` once it accepts connections (`--port 0` picks a
+//! free port). `--delay-ms` holds every conversion answer back N ms: a slow webhook, to
+//! exercise timeouts and long migrations.
 
 mod widget;
 
@@ -20,13 +22,14 @@ struct Options {
     key_file: PathBuf,
     bind: String,
     port: u16,
+    delay: std::time::Duration,
 }
 
-const USAGE: &str =
-    "usage: widget-webhook --cert-file FILE --key-file FILE [--port PORT] [--bind ADDR]";
+const USAGE: &str = "usage: widget-webhook --cert-file FILE --key-file FILE [--port PORT] [--bind ADDR] [--delay-ms N]";
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     let (mut cert, mut key, mut bind, mut port) = (None, None, "127.0.0.1".to_owned(), 8443);
+    let mut delay = std::time::Duration::ZERO;
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         match flag.as_str() {
@@ -34,6 +37,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
             "--key-file" => key = Some(PathBuf::from(value()?)),
             "--bind" => bind = value()?,
             "--port" => port = value()?.parse().map_err(|e| format!("--port: {e}"))?,
+            "--delay-ms" => {
+                let ms = value()?.parse().map_err(|e| format!("--delay-ms: {e}"))?;
+                delay = std::time::Duration::from_millis(ms);
+            }
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -43,6 +50,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
             key_file,
             bind,
             port,
+            delay,
         }),
         _ => Err("--cert-file and --key-file are required".to_owned()),
     }
@@ -53,7 +61,17 @@ async fn run(options: Options) -> Result<(), String> {
     let config = tls::load_server_config(&options.cert_file, &options.key_file)
         .map_err(|e| e.to_string())?;
     let scheme = widget::scheme().map_err(|e| e.to_string())?;
-    let router = service::router(Converter::new(scheme));
+    let mut router = service::router(Converter::new(scheme));
+    if !options.delay.is_zero() {
+        let delay = options.delay;
+        router = router.layer(axum::middleware::from_fn(
+            move |req: axum::extract::Request, next: axum::middleware::Next| async move {
+                let response = next.run(req).await;
+                tokio::time::sleep(delay).await;
+                response
+            },
+        ));
+    }
     let addr: SocketAddr = format!("{}:{}", options.bind, options.port)
         .parse()
         .map_err(|e| format!("--bind/--port: {e}"))?;

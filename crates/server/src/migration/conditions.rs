@@ -1,0 +1,125 @@
+//! Conditions in the `metav1.Condition` shape (type, status, observedGeneration,
+//! lastTransitionTime, reason, message) as StorageVersionMigration v1beta1 and the CRD's
+//! `StorageMigrating` condition carry them, and the compare-and-swap write that sets them.
+
+use kapi_storage::{Store, StoreError};
+use serde_json::{Value, json};
+
+/// One condition to set.
+#[derive(Debug, Clone, Copy)]
+pub struct Condition<'a> {
+    /// `Running`, `Succeeded`, `Failed`, `StorageMigrating`, …
+    pub kind: &'a str,
+    /// `True` or `False`.
+    pub status: &'a str,
+    /// CamelCase reason.
+    pub reason: &'a str,
+    /// Human-readable message.
+    pub message: &'a str,
+}
+
+/// Sets `cond` in `obj.status.conditions`, keeping lastTransitionTime when the status is
+/// unchanged; observedGeneration is the object's generation.
+pub fn set(obj: &mut Value, cond: Condition<'_>) {
+    let generation = obj["metadata"]["generation"].as_i64().unwrap_or(0);
+    let now = crate::meta::now_rfc3339();
+    let mut conds: Vec<Value> = obj["status"]["conditions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let since = conds
+        .iter()
+        .find(|c| c["type"] == cond.kind && c["status"] == cond.status)
+        .map_or_else(|| json!(now), |c| c["lastTransitionTime"].clone());
+    let fresh = json!({"type": cond.kind, "status": cond.status,
+        "observedGeneration": generation, "lastTransitionTime": since,
+        "reason": cond.reason, "message": cond.message});
+    match conds.iter_mut().find(|c| c["type"] == cond.kind) {
+        Some(c) => *c = fresh,
+        None => conds.push(fresh),
+    }
+    if !obj["status"].is_object() {
+        obj["status"] = json!({});
+    }
+    obj["status"]["conditions"] = Value::Array(conds);
+}
+
+/// The condition of `kind` in `obj.status.conditions`, if any.
+pub fn get<'v>(obj: &'v Value, kind: &str) -> Option<&'v Value> {
+    obj["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == kind)
+}
+
+/// Reads the JSON object at `key`, applies `change`, and writes it back guarded by its
+/// revision, retrying on conflict. Nothing happens when the object is gone or `change`
+/// returns false.
+pub async fn update_json(
+    store: &dyn Store,
+    key: &str,
+    mut change: impl FnMut(&mut Value) -> bool,
+) -> Result<(), StoreError> {
+    loop {
+        let Some(kv) = store.get(key.as_bytes(), None).await? else {
+            return Ok(());
+        };
+        let Ok(mut obj) = serde_json::from_slice::<Value>(&kv.value) else {
+            return Ok(());
+        };
+        if !change(&mut obj) {
+            return Ok(());
+        }
+        let bytes = serde_json::to_vec(&obj).map_err(|e| StoreError::Internal(e.to_string()))?;
+        match store.update(key.as_bytes(), bytes, kv.mod_revision).await {
+            Err(e) if e.is_conflict() => continue,
+            Err(StoreError::NotFound { .. }) => return Ok(()),
+            other => return other.map(|_| ()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RUNNING: Condition<'static> = Condition {
+        kind: "Running",
+        status: "True",
+        reason: "MigrationRunning",
+        message: "The migration is running",
+    };
+
+    #[test]
+    fn set_adds_a_condition_with_the_generation_observed() {
+        let mut obj = json!({"metadata": {"generation": 3}});
+        set(&mut obj, RUNNING);
+        let c = get(&obj, "Running").unwrap();
+        assert_eq!(c["observedGeneration"], 3);
+        assert_eq!(c["reason"], "MigrationRunning");
+        assert!(c["lastTransitionTime"].is_string());
+    }
+
+    #[test]
+    fn set_keeps_the_transition_time_when_the_status_is_unchanged() {
+        let mut obj = json!({"status": {"conditions": [{"type": "Running", "status": "True",
+            "lastTransitionTime": "2020-01-01T00:00:00Z"}]}});
+        set(&mut obj, RUNNING);
+        assert_eq!(
+            get(&obj, "Running").unwrap()["lastTransitionTime"],
+            "2020-01-01T00:00:00Z"
+        );
+        set(
+            &mut obj,
+            Condition {
+                status: "False",
+                ..RUNNING
+            },
+        );
+        assert_ne!(
+            get(&obj, "Running").unwrap()["lastTransitionTime"],
+            "2020-01-01T00:00:00Z"
+        );
+        assert_eq!(obj["status"]["conditions"].as_array().unwrap().len(), 1);
+    }
+}
