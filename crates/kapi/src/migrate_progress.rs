@@ -49,7 +49,8 @@ impl MigrationProgress {
                 bar.set_position(done);
             }
             MigrationProgress::Lines { started, last } => {
-                let due = last.is_none_or(|(at, shown)| at.elapsed() >= LINE_EVERY && shown != done);
+                let due =
+                    last.is_none_or(|(at, shown)| at.elapsed() >= LINE_EVERY && shown != done);
                 if due || (done == total && last.is_none_or(|(_, shown)| shown != done)) {
                     eprintln!("{}", progress_line(done, total, started.elapsed()));
                     *last = Some((Instant::now(), done));

@@ -229,6 +229,12 @@ async fn migrate_subcommand_runs_the_migration_to_success() {
     let (ok, _, err) = kapi_cli(&kapi, &["migrate", CRD]);
     assert!(ok, "{err}");
     assert!(err.contains("succeeded"), "{err}");
+    // Not on a terminal: plain progress lines, the last one complete.
+    let last = err.lines().rfind(|l| l.starts_with("migrated "));
+    assert!(
+        last.is_some_and(|l| l.starts_with("migrated 20/20 (")),
+        "{err}"
+    );
     assert_eq!(counts(&kapi).await, (0, 20, 0));
 }
 
@@ -340,4 +346,80 @@ async fn migration_on_etcd_with_a_writer_on_a_second_kapi_leaves_only_the_storag
             100 + i
         );
     }
+}
+
+#[tokio::test]
+async fn a_migration_without_spec_resource_resource_is_invalid_r7_7() {
+    let kapi = widget_kapi().await;
+    let body = r#"{"apiVersion":"storagemigration.k8s.io/v1beta1","kind":"StorageVersionMigration","metadata":{"name":"m"},"spec":{"resource":{"group":"example.com"}}}"#;
+    let (s, _, b) = kapi
+        .raw(send("POST", MIGRATIONS, "application/json", body))
+        .await;
+    assert_eq!(s, 422, "{}", String::from_utf8_lossy(&b));
+    let status = json(&b);
+    assert_eq!(status["reason"], "Invalid");
+    assert_eq!(
+        status["details"]["causes"][0]["field"],
+        "spec.resource.resource"
+    );
+}
+
+#[tokio::test]
+async fn a_migration_spec_resource_is_immutable_r7_7() {
+    let kapi = widget_kapi().await;
+    start_migration(&kapi, "m").await;
+    let patch = r#"{"spec":{"resource":{"resource":"gadgets"}}}"#;
+    let (s, _, b) = kapi
+        .raw(send(
+            "PATCH",
+            &format!("{MIGRATIONS}/m"),
+            "application/merge-patch+json",
+            patch,
+        ))
+        .await;
+    assert_eq!(s, 422, "{}", String::from_utf8_lossy(&b));
+    let message = json(&b)["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("field is immutable"), "{message}");
+}
+
+#[tokio::test]
+async fn a_migration_of_a_resource_nobody_serves_fails_as_not_in_discovery_r7_8() {
+    let kapi = widget_kapi().await;
+    let body = r#"{"apiVersion":"storagemigration.k8s.io/v1beta1","kind":"StorageVersionMigration","metadata":{"name":"nothing"},"spec":{"resource":{"group":"nowhere.example.com","resource":"things"}}}"#;
+    let (s, _, _) = kapi
+        .raw(send("POST", MIGRATIONS, "application/json", body))
+        .await;
+    assert_eq!(s, 201);
+    assert_eq!(wait_finished(&kapi, "nothing").await, "Failed");
+    let (_, _, body) = kapi.raw(get(&format!("{MIGRATIONS}/nothing"))).await;
+    let svm = json(&body);
+    let failed = svm["status"]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "Failed")
+        .cloned()
+        .unwrap();
+    assert_eq!(failed["message"], "resource does not exist in discovery");
+}
+
+#[tokio::test]
+async fn a_migration_of_a_built_in_resource_succeeds_leaving_its_objects_unchanged() {
+    let kapi = widget_kapi().await;
+    let cm = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"v"}}"#;
+    let path = "/api/v1/namespaces/default/configmaps";
+    let (s, _, created) = kapi.raw(send("POST", path, "application/json", cm)).await;
+    assert_eq!(s, 201);
+    let body = r#"{"apiVersion":"storagemigration.k8s.io/v1beta1","kind":"StorageVersionMigration","metadata":{"name":"cms"},"spec":{"resource":{"group":"","resource":"configmaps"}}}"#;
+    let (s, _, _) = kapi
+        .raw(send("POST", MIGRATIONS, "application/json", body))
+        .await;
+    assert_eq!(s, 201);
+    assert_eq!(wait_finished(&kapi, "cms").await, "Succeeded");
+    let (_, _, now) = kapi.raw(get(&format!("{path}/c"))).await;
+    // Already in its only storage version: no write, the resourceVersion is unchanged (R7.5).
+    assert_eq!(
+        json(&now)["metadata"]["resourceVersion"],
+        json(&created)["metadata"]["resourceVersion"]
+    );
 }

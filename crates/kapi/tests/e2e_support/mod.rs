@@ -158,6 +158,16 @@ impl Kapi {
         String::from_utf8(out.stdout).unwrap()
     }
 
+    /// Kills kapi with SIGKILL (no shutdown at all) and hands back its data dir, to start
+    /// again on with [`Kapi::start_in`].
+    pub fn crash(mut self) -> tempfile::TempDir {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap())
+    }
+
     /// Sends SIGTERM and waits; returns whether kapi exited successfully.
     pub fn stop(&mut self) -> bool {
         let Some(mut child) = self.child.take() else {

@@ -75,29 +75,48 @@ pub struct WidgetWebhook {
     pub certs: Certs,
 }
 
+/// Spawns `widget-webhook` on `port` (0: a free one); the child and the port it listens on.
+fn spawn(certs: &Certs, port: u16, extra: &[&str]) -> (Child, u16) {
+    let mut child = Command::new(widget_webhook_binary())
+        .args(["--port", &port.to_string(), "--cert-file"])
+        .arg(&certs.cert_file)
+        .arg("--key-file")
+        .arg(&certs.key_file)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line.trim().rsplit(':').next().unwrap().parse().unwrap();
+    (child, port)
+}
+
 impl WidgetWebhook {
     /// Starts `widget-webhook --port 0` and waits for its `listening on ADDR` line.
     pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// Starts the webhook with extra flags (e.g. `--delay-ms 300`).
+    pub fn start_with(extra: &[&str]) -> Self {
         let certs = make_certs();
-        let mut child = Command::new(widget_webhook_binary())
-            .args(["--port", "0", "--cert-file"])
-            .arg(&certs.cert_file)
-            .arg("--key-file")
-            .arg(&certs.key_file)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port: u16 = line.trim().rsplit(':').next().unwrap().parse().unwrap();
+        let (child, port) = spawn(&certs, 0, extra);
         WidgetWebhook {
             child,
             port,
             url: format!("https://localhost:{port}/convert"),
             certs,
         }
+    }
+
+    /// Starts the webhook again, on the same port with the same certificate, without delay.
+    pub fn restart(&mut self) {
+        self.kill();
+        let (child, _) = spawn(&self.certs, self.port, &[]);
+        self.child = child;
     }
 
     /// Stops the webhook now (later calls to it fail to connect).

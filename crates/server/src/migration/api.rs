@@ -2,10 +2,10 @@
 //! cluster-scoped, `spec.resource {group, resource}`, `status.conditions` Running / Succeeded /
 //! Failed. Stored as JSON like any built-in kind; [`super::controller`] acts on it.
 
+use super::strategy::MigrationStrategy;
 use crate::builtin::{EntrySpec, entry};
 use crate::codec::JsonCodec;
 use crate::registry::{ResourceEntry, Scope};
-use super::strategy::MigrationStrategy;
 use crate::table::{Column, ColumnTable, name_column};
 use serde_json::Value;
 use std::sync::Arc;

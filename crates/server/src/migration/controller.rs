@@ -11,7 +11,7 @@ use super::api::{GROUP, RESOURCE, is_finished};
 use super::conditions::{self, Condition};
 use super::crd_status::{self, StoredCrd};
 use super::rewrite::rewrite_all;
-use crate::registry::{Registry, ResourceEntry};
+use crate::registry::{Registry, ResourceEntry, storage_version_hash};
 use kapi_storage::{RangeRequest, Store, StoreError};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -101,10 +101,18 @@ async fn run_one(
         .unwrap_or_default();
     let started = Instant::now();
     let outcome = match resolve(store, registry, group, resource).await {
-        Ok(target) => {
+        Ok(None) => {
+            tracing::debug!(migration = %key, "waiting for the registry to serve the CRD's storage version");
+            return Ok(());
+        }
+        Ok(Some(target)) => {
             let revision = start_revision(store, &target).await?;
             conditions::update_json(store, key, |svm| {
-                if svm["status"]["resourceVersion"].as_str().unwrap_or("").is_empty() {
+                if svm["status"]["resourceVersion"]
+                    .as_str()
+                    .unwrap_or("")
+                    .is_empty()
+                {
                     svm["status"]["resourceVersion"] = json!(revision.to_string());
                 }
                 conditions::set(svm, RUNNING);
@@ -170,27 +178,37 @@ impl Target {
     }
 }
 
-/// The served resource `resource.group`: the CRD's storage-version entry, or a built-in one.
+/// The served resource `resource.group`: an entry of the CRD (once the registry serves it with
+/// the CRD's current storage version, i.e. the same storageVersionHash discovery shows, R7.2),
+/// or a built-in one. None while the registry has not caught up with the CRD yet.
 async fn resolve(
     store: &dyn Store,
     registry: &Registry,
     group: &str,
     resource: &str,
-) -> Result<Target, MigrationError> {
+) -> Result<Option<Target>, MigrationError> {
     let table = registry.snapshot();
-    if let Some(crd) = crd_status::find(store, registry, group, resource).await? {
-        let entry = table
-            .get(group, &crd.storage(), resource)
-            .cloned()
-            .ok_or(MigrationError::UnknownResource)?;
-        return Ok(Target::Custom(crd, entry));
-    }
-    table
+    let mut served = table
         .entries()
-        .find(|e| e.group == group && e.names.plural == resource)
-        .cloned()
-        .map(Target::BuiltIn)
-        .ok_or(MigrationError::UnknownResource)
+        .filter(|e| e.group == group && e.names.plural == resource);
+    let Some(crd) = crd_status::find(store, registry, group, resource).await? else {
+        return match served.next() {
+            Some(entry) => Ok(Some(Target::BuiltIn(entry.clone()))),
+            None => Err(MigrationError::UnknownResource),
+        };
+    };
+    let storage = crd.storage();
+    let current: Vec<&Arc<ResourceEntry>> = served
+        .filter(|e| e.storage_version_hash == storage_version_hash(group, &storage, &e.names.kind))
+        .collect();
+    // The storage version's own entry converts a page once; another served version's entry
+    // (when the storage version is not served) converts each object again on write.
+    let entry = current
+        .iter()
+        .find(|e| e.version == storage)
+        .or(current.first())
+        .map(|e| Arc::clone(e));
+    Ok(entry.map(|entry| Target::Custom(crd, entry)))
 }
 
 /// The store revision a one-item list of the resource reads at (R7.8).
@@ -251,7 +269,12 @@ async fn migrate_custom(
         if pass == PASSES {
             return Err(MigrationError::Remaining(remaining));
         }
-        tracing::info!(resource, remaining, pass, "objects in other versions remain; rewriting again");
+        tracing::info!(
+            resource,
+            remaining,
+            pass,
+            "objects in other versions remain; rewriting again"
+        );
     }
     Ok(rewritten)
 }

@@ -59,7 +59,12 @@ pub async fn find(
         .codec
         .decode_stored(&kv.value)
         .map_err(|e| MigrationError::Store(StoreError::Internal(e.to_string())))?;
-    Ok(Some(StoredCrd { key, kv, crd, entry }))
+    Ok(Some(StoredCrd {
+        key,
+        kv,
+        crd,
+        entry,
+    }))
 }
 
 /// Writes `change` into the CRD's status (CAS, retried); `change` sees the fresh CRD.
@@ -80,7 +85,10 @@ async fn update(
             .codec
             .encode_for_storage(&crd.crd)
             .map_err(|e| StoreError::Internal(e.to_string()))?;
-        match store.update(crd.key.as_bytes(), bytes, crd.kv.mod_revision).await {
+        match store
+            .update(crd.key.as_bytes(), bytes, crd.kv.mod_revision)
+            .await
+        {
             Err(e) if e.is_conflict() => continue,
             other => return other.map(|_| ()).map_err(Into::into),
         }

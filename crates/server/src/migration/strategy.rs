@@ -29,9 +29,10 @@ fn invalid(field: &str, value: &Value, problem: &str) -> StatusCause {
 
 /// Whether condition `kind` is present with status True.
 pub fn condition_true(obj: &Value, kind: &str) -> bool {
-    obj["status"]["conditions"]
-        .as_array()
-        .is_some_and(|cs| cs.iter().any(|c| c["type"] == kind && c["status"] == "True"))
+    obj["status"]["conditions"].as_array().is_some_and(|cs| {
+        cs.iter()
+            .any(|c| c["type"] == kind && c["status"] == "True")
+    })
 }
 
 fn validate_status(new: &Value, old: &Value) -> Vec<StatusCause> {
@@ -55,8 +56,7 @@ fn validate_status(new: &Value, old: &Value) -> Vec<StatusCause> {
             "cannot be updated",
         ));
     }
-    let [ok, failed, running] =
-        ["Succeeded", "Failed", "Running"].map(|k| condition_true(new, k));
+    let [ok, failed, running] = ["Succeeded", "Failed", "Running"].map(|k| condition_true(new, k));
     let rules = [
         (
             ok && failed,
@@ -169,15 +169,24 @@ mod tests {
         let old = svm(widgets(), json!([]), "");
         let both = json!([{"type": "Running", "status": "True"},
             {"type": "Succeeded", "status": "True"}]);
-        let causes = MigrationStrategy.validate_update(&svm(widgets(), both, ""), &old, Some("status"));
+        let causes =
+            MigrationStrategy.validate_update(&svm(widgets(), both, ""), &old, Some("status"));
         assert_eq!(causes.len(), 1);
-        assert!(causes[0].message.contains("Running condition cannot be true"));
+        assert!(
+            causes[0]
+                .message
+                .contains("Running condition cannot be true")
+        );
     }
 
     #[test]
     fn a_failed_migration_cannot_be_reopened() {
         let old = svm(widgets(), json!([{"type": "Failed", "status": "True"}]), "");
-        let reopened = svm(widgets(), json!([{"type": "Failed", "status": "False"}]), "");
+        let reopened = svm(
+            widgets(),
+            json!([{"type": "Failed", "status": "False"}]),
+            "",
+        );
         let causes = MigrationStrategy.validate_update(&reopened, &old, Some("status"));
         assert_eq!(
             causes[0].message,
