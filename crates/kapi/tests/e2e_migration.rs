@@ -423,3 +423,28 @@ async fn a_migration_of_a_built_in_resource_succeeds_leaving_its_objects_unchang
         json(&created)["metadata"]["resourceVersion"]
     );
 }
+
+#[tokio::test]
+async fn migrate_subcommand_draws_a_progress_bar_on_a_terminal() {
+    let kapi = widget_kapi().await;
+    create_widgets(&kapi, 20).await;
+    apply_crd(&kapi, &widget_crd("v1beta1", true, true));
+    // script(1) runs the command with a pseudo-terminal as its stdout and stderr.
+    let command = format!(
+        "{} migrate {CRD} --kubeconfig {}",
+        env!("CARGO_BIN_EXE_kapi"),
+        kapi.kubeconfig().display()
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    // The bar's template: done/total objects, rate and ETA; no plain log lines.
+    assert!(text.contains("20/20 objects ("), "{text}");
+    assert!(text.contains("ETA"), "{text}");
+    assert!(!text.contains("migrated "), "{text}");
+    assert!(text.contains("succeeded"), "{text}");
+    assert_eq!(counts(&kapi).await, (0, 20, 0));
+}
