@@ -96,6 +96,60 @@ async fn storage_version_counts_are_read_only() {
     assert_eq!(s, 405);
 }
 
+/// Creates Widgets `{prefix}0..n` through `kapi`, one at a time.
+async fn create_named(kapi: &Kapi, prefix: &str, n: usize) {
+    let client = kapi.client().await;
+    for i in 0..n {
+        let body = format!(
+            r#"{{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{{"name":"{prefix}{i}"}},"spec":{{}}}}"#
+        );
+        let req = send("POST", V1A1, "application/json", &body);
+        assert_eq!(e2e_support::send_raw(&client, req).await.0, 201);
+    }
+}
+
+#[tokio::test]
+async fn accounting_is_one_consistent_snapshot_while_two_kapis_on_etcd_write() {
+    let etcd = e2e_etcd_support::Etcd::start().await;
+    let a = Kapi::start_with(&["--etcd-servers", &etcd.url]).await;
+    let b = Kapi::start_with(&["--etcd-servers", &etcd.url]).await;
+    apply_crd(&a, &widget_crd("v1alpha1", true, true));
+    wait_status(&b, V1A1, 200).await;
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let reader = async {
+        let mut snapshots = Vec::new();
+        while !done.load(std::sync::atomic::Ordering::SeqCst) {
+            let (s, _, body) = a.raw(get(&format!("{COUNTS}/{CRD}"))).await;
+            assert_eq!(s, 200);
+            snapshots.push(json(&body));
+        }
+        snapshots
+    };
+    let writers = async {
+        tokio::join!(create_named(&a, "a", 150), create_named(&b, "b", 150));
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+    };
+    let ((), snapshots) = tokio::join!(writers, reader);
+    // Each count, read while both kapis wrote, equals a list of the resource at exactly the
+    // revision the count was read at.
+    for counted in snapshots {
+        let rv = counted["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let total = counted["status"]["total"].as_u64().unwrap();
+        let path = format!(
+            "/apis/example.com/v1alpha1/widgets?resourceVersion={rv}&resourceVersionMatch=Exact"
+        );
+        let (s, _, body) = b.raw(get(&path)).await;
+        assert_eq!(s, 200, "{}", String::from_utf8_lossy(&body));
+        let listed = json(&body)["items"].as_array().unwrap().len() as u64;
+        assert_eq!(total, listed, "count at revision {rv}");
+    }
+    let (alpha, _, _) = counts(&b).await;
+    assert_eq!(alpha, 300);
+}
+
 const MIGRATIONS: &str = "/apis/storagemigration.k8s.io/v1beta1/storageversionmigrations";
 
 /// Creates a StorageVersionMigration of widgets.example.com named `name`.
