@@ -356,3 +356,24 @@ async fn a_webhook_dying_mid_migration_fails_it_losing_nothing_and_a_second_run_
     assert_eq!(counts(&kapi).await, (0, N as u64, 0));
     assert_nothing_lost(&kapi, N, false).await;
 }
+
+#[tokio::test]
+async fn kapi_migrate_exits_non_zero_with_the_reason_when_the_migration_fails() {
+    let mut webhook = WidgetWebhook::start();
+    let kapi = Kapi::start().await;
+    create_crd(&kapi, &webhook).await;
+    create_widgets(&kapi, "g", 5).await;
+    switch_storage_to_v1beta1(&kapi).await;
+    webhook.kill();
+    // The kubeconfig found through KUBECONFIG, as kubectl finds it.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kapi"))
+        .args(["migrate", CRD])
+        .env("KUBECONFIG", kapi.kubeconfig())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("failed"), "{err}");
+    assert!(err.contains("conversion webhook"), "{err}");
+    assert_eq!(counts(&kapi).await, (5, 0, 5));
+}
