@@ -2,10 +2,6 @@
 //! 10 000 keys, and watch fan-out (1 writer, 100 watchers). Run with
 //! `cargo bench -p kapi-storage --bench store`; figures go to docs/benchmarks.md.
 
-#[path = "../tests/support/etcd_process.rs"]
-#[allow(dead_code)]
-mod etcd_process;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -16,6 +12,7 @@ use kapi_storage::{
     EmbeddedConfig, EmbeddedStore, EtcdConfig, EtcdStore, RangeRequest, Store, WatchRequest,
     WatchResponse,
 };
+use kapi_testsupport::etcd::EtcdProcess;
 use tokio::runtime::Runtime;
 
 const WATCHERS: usize = 100;
@@ -33,7 +30,7 @@ fn backends(rt: &Runtime) -> Vec<Backend> {
     let mut config = EmbeddedConfig::new(dir.path());
     config.compaction_interval = None;
     let embedded = rt.block_on(async { EmbeddedStore::open(config) }).unwrap();
-    let etcd = rt.block_on(etcd_process::EtcdProcess::start());
+    let etcd = rt.block_on(EtcdProcess::start());
     let url = etcd.client_url.clone();
     let etcd_store = rt
         .block_on(EtcdStore::connect(EtcdConfig::new([url])))

@@ -12,7 +12,7 @@ use etcd_client::Client;
 use kapi_storage::{
     EtcdConfig, EtcdStore, Event, RangeRequest, Store, StoreError, WatchRequest, WatchResponse,
 };
-use support::etcd_process::EtcdCluster;
+use kapi_testsupport::etcd::EtcdCluster;
 use tokio::sync::Mutex;
 
 const ACKS_BEFORE_KILL: usize = 100;

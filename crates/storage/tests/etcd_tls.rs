@@ -7,11 +7,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use kapi_storage::{EtcdConfig, EtcdStore, EtcdTls, Store};
+use kapi_testsupport::etcd::{EtcdProcess, TlsFiles};
 use rcgen::{
     BasicConstraints, CertificateParams, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
     KeyUsagePurpose,
 };
-use support::etcd_process::{EtcdProcess, TlsFiles};
 
 /// Writes a CA, a server certificate for 127.0.0.1 and a client certificate into `dir`.
 fn write_certificates(dir: &Path) -> TlsFiles {

@@ -5,7 +5,7 @@ mod support;
 use std::time::Duration;
 
 use kapi_storage::{EtcdConfig, StoreConfig, open_store};
-use support::etcd_process::EtcdProcess;
+use kapi_testsupport::etcd::EtcdProcess;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn etcd_opened_with_a_compaction_interval_compacts_old_history() {

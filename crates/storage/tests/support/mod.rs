@@ -1,8 +1,6 @@
-//! Test support shared by the storage integration tests: backend factories and a real etcd
-//! started on free loopback ports.
+//! Test support of the storage integration tests: backend factories (embedded in a temp dir,
+//! etcd on a private process from kapi-testsupport) and watch helpers.
 #![allow(dead_code)]
-
-pub mod etcd_process;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,8 +9,7 @@ use futures::StreamExt;
 use kapi_storage::{
     EmbeddedConfig, EtcdConfig, Event, Store, StoreConfig, WatchResponse, WatchStream, open_store,
 };
-
-use etcd_process::EtcdProcess;
+use kapi_testsupport::etcd::EtcdProcess;
 
 /// Generous bound for anything a test waits on (a loaded 2-core machine is slow).
 pub const WAIT: Duration = Duration::from_secs(60);
