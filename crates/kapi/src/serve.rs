@@ -1,6 +1,7 @@
 //! `kapi serve`: start the API server.
 
 use kapi_apiextensions::webhook::{StaticServiceResolver, WebhookEnvironment};
+use kapi_server::migration::leader::LeaseTiming;
 use kapi_server::registry::Registry;
 use kapi_server::{BoxError, Server, ServerOptions};
 use kapi_storage::{EmbeddedConfig, EmbeddedStore, EtcdConfig, EtcdStore, EtcdTls, Store};
@@ -47,6 +48,13 @@ pub struct ServeArgs {
     /// (repeatable); other services are dialled as `name.namespace.svc:port`.
     #[arg(long = "service-resolver")]
     service_resolver: Vec<String>,
+    /// With etcd: how long the storage-version-migration lease lasts without renewal before
+    /// another kapi on the same etcd takes over.
+    #[arg(long, default_value = "15s", value_parser = parse_duration)]
+    leader_elect_lease_duration: Duration,
+    /// With etcd: how often the lease holder renews it and the others try to take it.
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    leader_elect_retry_period: Duration,
 }
 
 /// Parses Go-style durations: `300ms`, `10s`, `5m`, `1h` (or bare seconds).
@@ -125,10 +133,16 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
     let open = async {
         let store = open_store(&args).await;
         if let Ok(store) = &store {
+            // The embedded store is one process's alone; on etcd other kapi may run too.
+            let election = (!args.etcd_servers.is_empty()).then_some(LeaseTiming {
+                duration: args.leader_elect_lease_duration,
+                retry_period: args.leader_elect_retry_period,
+            });
             kapi_server::migration::controller::spawn(
                 store.clone(),
                 migration_registry,
                 args.etcd_prefix.trim_end_matches('/').to_owned(),
+                election,
             );
         }
         tracing::debug!(

@@ -377,3 +377,52 @@ async fn kapi_migrate_exits_non_zero_with_the_reason_when_the_migration_fails() 
     assert!(err.contains("conversion webhook"), "{err}");
     assert_eq!(counts(&kapi).await, (5, 0, 5));
 }
+
+const LEADING: &str = "leading storage version migration";
+
+#[tokio::test]
+async fn on_etcd_one_kapi_leads_the_migration_and_another_takes_over_when_it_dies() {
+    let etcd = e2e_etcd_support::Etcd::start().await;
+    let webhook = WidgetWebhook::start_with(&["--delay-ms", "400"]);
+    let flags = [
+        "--etcd-servers",
+        &etcd.url,
+        "--leader-elect-lease-duration",
+        "1s",
+        "--leader-elect-retry-period",
+        "200ms",
+    ];
+    let a = Kapi::start_with(&flags).await;
+    let b = Kapi::start_with(&flags).await;
+    create_crd(&a, &webhook).await;
+    create_widgets(&a, "g", N).await;
+    switch_storage_to_v1beta1(&a).await;
+    start_migration(&a, "ha").await;
+    wait_mid_way(&a, N as u64).await;
+    let (leader, follower) = match (a.log().contains(LEADING), b.log().contains(LEADING)) {
+        (true, false) => (a, b),
+        (false, true) => (b, a),
+        other => panic!("expected exactly one leader, got {other:?}"),
+    };
+    drop(leader.crash());
+    let (outcome, svm) = wait_finished(&follower, "ha").await;
+    assert_eq!(outcome, "Succeeded", "{svm}");
+    assert!(follower.log().contains(LEADING), "{}", follower.log());
+    assert_eq!(counts(&follower).await, (0, N as u64, 0));
+    assert_eq!(
+        crd(&follower).await["status"]["storedVersions"],
+        serde_json::json!(["v1beta1"])
+    );
+    assert_nothing_lost(&follower, N, false).await;
+    let lease = follower.kubectl_ok(&[
+        "get",
+        "lease",
+        "-n",
+        "kube-system",
+        "kapi-storage-version-migrator",
+        "-o",
+        "json",
+    ]);
+    let lease: Value = serde_json::from_str(&lease).unwrap();
+    assert_eq!(lease["spec"]["leaseTransitions"], 1, "{lease}");
+}

@@ -10,6 +10,7 @@ use super::accounting::count_stored_versions;
 use super::api::{GROUP, RESOURCE, is_finished};
 use super::conditions::{self, Condition};
 use super::crd_status::{self, StoredCrd};
+use super::leader::{Elector, LeaseTiming};
 use super::rewrite::rewrite_all;
 use crate::registry::{Registry, ResourceEntry, storage_version_hash};
 use kapi_storage::{RangeRequest, Store, StoreError};
@@ -47,24 +48,80 @@ pub enum MigrationError {
     Remaining(u64),
 }
 
-/// Spawns the controller on the current runtime.
-pub fn spawn(store: Arc<dyn Store>, registry: Arc<Registry>, root: String) {
+/// Spawns the controller on the current runtime. With `election` (several kapi processes on
+/// one etcd), only the holder of the migration lease runs migrations ([`super::leader`]).
+pub fn spawn(
+    store: Arc<dyn Store>,
+    registry: Arc<Registry>,
+    root: String,
+    election: Option<LeaseTiming>,
+) {
     tokio::spawn(async move {
+        let elector = election.and_then(|t| Elector::new(store.clone(), &registry, t));
+        let mut leading = false;
         loop {
-            if let Err(e) = tick(store.as_ref(), &registry, &root).await {
-                tracing::warn!(error = %e, "storage version migration controller");
+            match pending(store.as_ref(), &root).await {
+                Ok(list) if list.is_empty() => {
+                    if leading && let Some(e) = &elector {
+                        leading = false;
+                        if let Err(err) = e.release().await {
+                            tracing::warn!(error = %err, "releasing the migration lease");
+                        }
+                    }
+                }
+                Ok(list) => {
+                    leading = lead_and_run(store.as_ref(), &registry, elector.as_ref(), list).await;
+                }
+                Err(e) => tracing::warn!(error = %e, "storage version migration controller"),
             }
             tokio::time::sleep(POLL).await;
         }
     });
 }
 
+/// Runs `list` when this process may (no election, or it holds the lease), renewing the lease
+/// meanwhile and stopping when it is lost. Whether this process holds the lease afterwards.
+async fn lead_and_run(
+    store: &dyn Store,
+    registry: &Registry,
+    elector: Option<&Elector>,
+    list: Vec<(String, Value)>,
+) -> bool {
+    let Some(elector) = elector else {
+        if let Err(e) = run_all(store, registry, list).await {
+            tracing::warn!(error = %e, "storage version migration controller");
+        }
+        return false;
+    };
+    match elector.try_acquire_or_renew().await {
+        Ok(true) => {}
+        Ok(false) => return false,
+        Err(e) => {
+            tracing::warn!(error = %e, "acquiring the migration lease");
+            return false;
+        }
+    }
+    tracing::info!(identity = elector.identity(), "leading storage version migration");
+    tokio::select! {
+        result = run_all(store, registry, list) => {
+            if let Err(e) = result {
+                tracing::warn!(error = %e, "storage version migration controller");
+            }
+            true
+        }
+        () = elector.hold() => {
+            tracing::warn!(identity = elector.identity(), "lost the migration lease; stopping");
+            false
+        }
+    }
+}
+
 fn migrations_prefix(root: &str) -> String {
     format!("{root}/{GROUP}/{RESOURCE}/")
 }
 
-/// Runs every unfinished migration, oldest first.
-async fn tick(store: &dyn Store, registry: &Registry, root: &str) -> Result<(), StoreError> {
+/// Every migration without a terminal condition, oldest first: (key, object).
+async fn pending(store: &dyn Store, root: &str) -> Result<Vec<(String, Value)>, StoreError> {
     let list = store
         .range(RangeRequest::prefix(migrations_prefix(root)))
         .await?;
@@ -80,7 +137,16 @@ async fn tick(store: &dyn Store, registry: &Registry, root: &str) -> Result<(), 
         let created = obj["metadata"]["creationTimestamp"].as_str().unwrap_or("");
         (created.to_owned(), key.clone())
     });
-    for (key, obj) in pending {
+    Ok(pending)
+}
+
+/// Runs the migrations of `list` one after another.
+async fn run_all(
+    store: &dyn Store,
+    registry: &Registry,
+    list: Vec<(String, Value)>,
+) -> Result<(), StoreError> {
+    for (key, obj) in list {
         run_one(store, registry, &key, &obj).await?;
     }
     Ok(())
