@@ -43,9 +43,7 @@ async fn fail_one(tamper: Tamper) -> String {
 
 #[tokio::test]
 async fn webhook_down_is_a_connection_refused_call_failure() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    drop(listener);
+    let port = kapi_testsupport::net::free_port();
     let certs = make_certs();
     let url = format!("https://127.0.0.1:{port}/convert");
     let c = converter_for_with(

@@ -3,26 +3,8 @@
 
 use kapi_apiextensions::{FieldError, Structural, field};
 use serde_json::{Value, json};
-use std::path::Path;
 
-/// Where a golden file lives: `testdata/golden/` at the repository root, custom-resource
-/// responses under its `crd/` folder.
-fn golden_path(name: &str) -> std::path::PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/golden");
-    let top = root.join(name);
-    if top.exists() {
-        top
-    } else {
-        root.join("crd").join(name)
-    }
-}
-
-/// A golden JSON file.
-pub fn golden(name: &str) -> Value {
-    let path = golden_path(name);
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_slice(&bytes).unwrap()
-}
+pub use kapi_testsupport::golden::golden;
 
 /// The golden Widget CRD (`crd-create.json`).
 pub fn widget_crd() -> Value {

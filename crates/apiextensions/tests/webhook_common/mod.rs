@@ -1,6 +1,6 @@
-//! Webhook-converter test support: a CA and serving certificates (rcgen), the real example
-//! webhook (`widget-webhook`) started as a process on a free loopback port, an in-process
-//! HTTPS webhook whose answers a test tampers with, and the golden Widget CRD pointed at them.
+//! Webhook-converter test support: the real example webhook (`widget-webhook`) and fresh
+//! certificates from kapi-testsupport, an in-process HTTPS webhook whose answers a test
+//! tampers with, and the golden Widget CRD (typed) pointed at them.
 
 #![allow(dead_code)]
 
@@ -11,114 +11,16 @@ use axum::routing::post;
 use base64::Engine;
 use kapi_api::apiextensions::v1::CustomResourceDefinition;
 use kapi_apiextensions::WebhookEnvironment;
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+use kapi_testsupport::certs::Certs;
+use kapi_testsupport::widget_webhook::webhook_conversion;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A CA and a leaf certificate for `localhost`, `127.0.0.1` and `widgets.webhooks.svc`.
-pub struct Certs {
-    pub dir: tempfile::TempDir,
-    pub ca_pem: String,
-    pub cert_pem: String,
-    pub key_pem: String,
-    pub cert_file: PathBuf,
-    pub key_file: PathBuf,
-}
-
-/// A fresh CA and a serving certificate signed by it.
-pub fn make_certs() -> Certs {
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca_params.distinguished_name.push(
-        DnType::CommonName,
-        format!("kapi-webhook-test-ca-{}", rand_suffix()),
-    );
-    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca_params, &ca_key);
-    let leaf_key = KeyPair::generate().unwrap();
-    let names = ["localhost", "127.0.0.1", "widgets.webhooks.svc"].map(String::from);
-    let leaf = CertificateParams::new(names.to_vec())
-        .unwrap()
-        .signed_by(&leaf_key, &issuer)
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let cert_file = dir.path().join("tls.crt");
-    let key_file = dir.path().join("tls.key");
-    std::fs::write(&cert_file, leaf.pem()).unwrap();
-    std::fs::write(&key_file, leaf_key.serialize_pem()).unwrap();
-    Certs {
-        dir,
-        ca_pem: ca_cert.pem(),
-        cert_pem: leaf.pem(),
-        key_pem: leaf_key.serialize_pem(),
-        cert_file,
-        key_file,
-    }
-}
-
-/// The `widget-webhook` binary of kapi-webhook (same profile as this test or bench), built
-/// on demand.
-fn widget_webhook_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
-    let bin = profile_dir.join("widget-webhook");
-    if !bin.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut args = vec!["build", "-p", "kapi-webhook", "--bin", "widget-webhook"];
-        if profile_dir.ends_with("release") {
-            args.push("--release");
-        }
-        let status = Command::new(cargo).args(&args).status().unwrap();
-        assert!(status.success(), "building widget-webhook failed");
-    }
-    bin
-}
-
-/// The real example webhook, running on a free loopback port; killed on drop.
-pub struct WidgetWebhook {
-    child: Child,
-    pub port: u16,
-    pub url: String,
-    pub certs: Certs,
-}
-
-impl WidgetWebhook {
-    /// Starts `widget-webhook --port 0` and waits for its `listening on ADDR` line.
-    pub fn start() -> Self {
-        let certs = make_certs();
-        let mut child = Command::new(widget_webhook_binary())
-            .args(["--port", "0", "--cert-file"])
-            .arg(&certs.cert_file)
-            .arg("--key-file")
-            .arg(&certs.key_file)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port: u16 = line.trim().rsplit(':').next().unwrap().parse().unwrap();
-        WidgetWebhook {
-            child,
-            port,
-            url: format!("https://localhost:{port}/convert"),
-            certs,
-        }
-    }
-}
-
-impl Drop for WidgetWebhook {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+// The shared pieces, re-exported so that the tests and the bench name them all from here
+// (each test binary uses only some of them).
+#[allow(unused_imports)]
+pub use kapi_testsupport::{certs::make_certs, widget_webhook::WidgetWebhook};
 
 /// What a tampering webhook does to the correct answer (a JSON ConversionReview) before
 /// sending it: returns the status and the body bytes.
@@ -216,13 +118,9 @@ pub fn ok(answer: Value) -> (StatusCode, Vec<u8>) {
 /// The golden Widget CRD (v1alpha1 storage, v1beta1) calling `url`, trusting `ca_pem`, with
 /// `conversionReviewVersions` = `review_versions`.
 pub fn widget_crd(url: &str, ca_pem: &str, review_versions: &[&str]) -> CustomResourceDefinition {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/golden/crd/crd-create.json");
-    let mut crd: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-    crd["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {
-        "conversionReviewVersions": review_versions,
-        "clientConfig": {"url": url, "caBundle": base64::engine::general_purpose::STANDARD.encode(ca_pem)}}});
-    serde_json::from_value(crd).unwrap()
+    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(ca_pem);
+    let conversion = webhook_conversion(url, &ca_bundle, review_versions);
+    serde_json::from_value(kapi_testsupport::widget_webhook::widget_crd(conversion)).unwrap()
 }
 
 /// A fresh environment (own pool and metrics) with `timeout`.
@@ -236,12 +134,4 @@ pub fn widget(name: &str, label: &str) -> Value {
         "metadata": {"name": name, "namespace": "default", "uid": format!("uid-{name}"),
             "resourceVersion": "7", "generation": 1, "labels": {"app": "w"}},
         "spec": {"label": label, "replicas": 2}})
-}
-
-/// A suffix that makes each test CA's name unique (a CA is found by name before its key is
-/// checked, so two CAs with one name would give "bad signature" instead of "unknown authority").
-fn rand_suffix() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    u64::from(std::process::id()) * 1_000_000 + NEXT.fetch_add(1, Ordering::Relaxed)
 }
