@@ -3,12 +3,10 @@
 //! over HTTPS — as kube-apiserver reads them (R4.12), and `--round-trip` finding lossy
 //! conversions.
 
-mod widget_webhook_support;
-
+use kapi_testsupport::widget_webhook::{WidgetWebhook, webhook_url_conversion, widget_crd};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use widget_webhook_support::{WidgetWebhook, webhook_url_conversion, widget_crd};
 
 fn write_temp(dir: &tempfile::TempDir, name: &str, value: &Value) -> PathBuf {
     let path = dir.path().join(name);

@@ -3,7 +3,8 @@
 
 mod e2e_support;
 
-use e2e_support::{Kapi, golden, json};
+use e2e_support::{Kapi, json};
+use kapi_testsupport::golden::golden;
 
 const CM_PATH: &str = "/api/v1/namespaces/golden/configmaps";
 

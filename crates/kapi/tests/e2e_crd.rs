@@ -8,7 +8,8 @@ mod e2e_support;
 mod e2e_crd_support;
 
 use e2e_crd_support::*;
-use e2e_support::{Kapi, golden, json};
+use e2e_support::{Kapi, json};
+use kapi_testsupport::golden::golden;
 
 #[tokio::test]
 async fn crd_create_sets_conditions_and_stored_versions() {

@@ -7,7 +7,8 @@ mod e2e_support;
 mod e2e_crd_support;
 
 use e2e_crd_support::*;
-use e2e_support::{Kapi, golden, json};
+use e2e_support::{Kapi, json};
+use kapi_testsupport::golden::golden;
 
 #[tokio::test]
 async fn schema_violations_are_422_with_every_cause_and_store_nothing() {

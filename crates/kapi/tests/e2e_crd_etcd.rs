@@ -5,17 +5,15 @@ mod e2e_support;
 
 mod e2e_crd_support;
 
-mod e2e_etcd_support;
-
 use e2e_crd_support::*;
-use e2e_etcd_support::Etcd;
 use e2e_support::{Kapi, json};
+use kapi_testsupport::etcd::EtcdProcess;
 
 #[tokio::test]
 async fn crd_created_through_one_kapi_is_served_by_the_other() {
-    let etcd = Etcd::start().await;
-    let a = Kapi::start_with(&["--etcd-servers", &etcd.url]).await;
-    let b = Kapi::start_with(&["--etcd-servers", &etcd.url]).await;
+    let etcd = EtcdProcess::start().await;
+    let a = Kapi::start_with(&["--etcd-servers", &etcd.client_url]).await;
+    let b = Kapi::start_with(&["--etcd-servers", &etcd.client_url]).await;
     apply_crd(&a, &widget_crd("v1alpha1", true, true));
     wait_status(&b, V1A1, 200).await;
     let w = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"from-b"},"spec":{"label":"b"}}"#;

@@ -8,14 +8,12 @@ mod e2e_support;
 
 mod e2e_crd_support;
 
-mod widget_webhook_support;
-
 use e2e_crd_support::{get, send, wait_status};
 use e2e_support::{Kapi, json};
 use futures::{StreamExt, TryStreamExt};
+use kapi_testsupport::widget_webhook::{WidgetWebhook, webhook_url_conversion, widget_crd};
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, WatchEvent, WatchParams};
 use serde_json::{Value, json};
-use widget_webhook_support::{WidgetWebhook, webhook_url_conversion, widget_crd};
 
 const V1A1: &str = "/apis/golden.example.com/v1alpha1/namespaces/default/widgets";
 const V1B1: &str = "/apis/golden.example.com/v1beta1/namespaces/default/widgets";

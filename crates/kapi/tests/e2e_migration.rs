@@ -6,12 +6,10 @@ mod e2e_support;
 
 mod e2e_crd_support;
 
-mod e2e_etcd_support;
-
-mod widget_webhook_support;
-
 use e2e_crd_support::*;
 use e2e_support::{Kapi, json};
+use kapi_testsupport::etcd::EtcdProcess;
+use kapi_testsupport::widget_webhook::WidgetWebhook;
 
 const COUNTS: &str = "/apis/kapi.dev/v1alpha1/storageversions";
 const N: usize = 200;
@@ -110,9 +108,9 @@ async fn create_named(kapi: &Kapi, prefix: &str, n: usize) {
 
 #[tokio::test]
 async fn accounting_is_one_consistent_snapshot_while_two_kapis_on_etcd_write() {
-    let etcd = e2e_etcd_support::Etcd::start().await;
-    let a = Kapi::start_with(&["--etcd-servers", &etcd.url]).await;
-    let b = Kapi::start_with(&["--etcd-servers", &etcd.url]).await;
+    let etcd = EtcdProcess::start().await;
+    let a = Kapi::start_with(&["--etcd-servers", &etcd.client_url]).await;
+    let b = Kapi::start_with(&["--etcd-servers", &etcd.client_url]).await;
     apply_crd(&a, &widget_crd("v1alpha1", true, true));
     wait_status(&b, V1A1, 200).await;
     let done = std::sync::atomic::AtomicBool::new(false);
@@ -296,8 +294,8 @@ const GOLDEN_V1A1: &str = "/apis/golden.example.com/v1alpha1/namespaces/default/
 
 /// A kapi with the golden Widget CRD converted by `webhook`, `n` objects at v1alpha1, then
 /// the storage version switched to v1beta1.
-async fn webhook_kapi_switched(webhook: &widget_webhook_support::WidgetWebhook, n: usize) -> Kapi {
-    use widget_webhook_support::{webhook_url_conversion, widget_crd};
+async fn webhook_kapi_switched(webhook: &WidgetWebhook, n: usize) -> Kapi {
+    use kapi_testsupport::widget_webhook::{webhook_url_conversion, widget_crd};
     let kapi = Kapi::start().await;
     let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
     let mut crd = widget_crd(webhook_url_conversion(&webhook.url, &webhook.ca_bundle()));
@@ -332,7 +330,7 @@ async fn webhook_kapi_switched(webhook: &widget_webhook_support::WidgetWebhook, 
 
 #[tokio::test]
 async fn migration_with_the_webhook_down_fails_and_leaves_objects_readable() {
-    let mut webhook = widget_webhook_support::WidgetWebhook::start();
+    let mut webhook = WidgetWebhook::start();
     let kapi = webhook_kapi_switched(&webhook, 5).await;
     webhook.kill();
     let body = r#"{"apiVersion":"storagemigration.k8s.io/v1beta1","kind":"StorageVersionMigration","metadata":{"name":"golden"},"spec":{"resource":{"group":"golden.example.com","resource":"widgets"}}}"#;
@@ -363,9 +361,9 @@ async fn migration_with_the_webhook_down_fails_and_leaves_objects_readable() {
 
 #[tokio::test]
 async fn migration_on_etcd_with_a_writer_on_a_second_kapi_leaves_only_the_storage_version() {
-    let etcd = e2e_etcd_support::Etcd::start().await;
-    let a = Kapi::start_with(&["--etcd-servers", &etcd.url]).await;
-    let b = Kapi::start_with(&["--etcd-servers", &etcd.url]).await;
+    let etcd = EtcdProcess::start().await;
+    let a = Kapi::start_with(&["--etcd-servers", &etcd.client_url]).await;
+    let b = Kapi::start_with(&["--etcd-servers", &etcd.client_url]).await;
     apply_crd(&a, &widget_crd("v1alpha1", true, true));
     wait_status(&b, V1A1, 200).await;
     create_widgets(&a, N).await;

@@ -6,15 +6,12 @@
 
 mod e2e_support;
 
-mod e2e_etcd_support;
-
-mod widget_webhook_support;
-
 use e2e_support::{Kapi, json, send_raw};
 use futures::StreamExt;
+use kapi_testsupport::etcd::EtcdProcess;
+use kapi_testsupport::widget_webhook::{WidgetWebhook, webhook_url_conversion, widget_crd};
 use serde_json::Value;
 use std::time::Duration;
-use widget_webhook_support::{WidgetWebhook, webhook_url_conversion, widget_crd};
 
 const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 const CRD: &str = "widgets.golden.example.com";
@@ -235,9 +232,9 @@ async fn migrating_2000_webhook_converted_widgets_with_writers_empties_the_old_v
 
 #[tokio::test]
 async fn migrating_2000_webhook_converted_widgets_with_writers_on_etcd_empties_the_old_version() {
-    let etcd = e2e_etcd_support::Etcd::start().await;
+    let etcd = EtcdProcess::start().await;
     let webhook = WidgetWebhook::start();
-    let kapi = Kapi::start_with(&["--etcd-servers", &etcd.url]).await;
+    let kapi = Kapi::start_with(&["--etcd-servers", &etcd.client_url]).await;
     migrate_with_writers(&kapi, &webhook).await;
 }
 
@@ -382,11 +379,11 @@ const LEADING: &str = "leading storage version migration";
 
 #[tokio::test]
 async fn on_etcd_one_kapi_leads_the_migration_and_another_takes_over_when_it_dies() {
-    let etcd = e2e_etcd_support::Etcd::start().await;
+    let etcd = EtcdProcess::start().await;
     let webhook = WidgetWebhook::start_with(&["--delay-ms", "400"]);
     let flags = [
         "--etcd-servers",
-        &etcd.url,
+        &etcd.client_url,
         "--leader-elect-lease-duration",
         "1s",
         "--leader-elect-retry-period",

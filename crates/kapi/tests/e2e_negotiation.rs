@@ -4,7 +4,8 @@
 
 mod e2e_support;
 
-use e2e_support::{Kapi, golden, json};
+use e2e_support::{Kapi, json};
+use kapi_testsupport::golden::golden;
 use serde_json::Value;
 
 const CFG: &str = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","labels":{"app":"web","tier":"front"},"annotations":{"note":"golden"}},"data":{"empty":"","level":"3","mode":"fast"},"binaryData":{"blob":"AAEC"}}"#;

@@ -3,7 +3,8 @@
 
 mod e2e_support;
 
-use e2e_support::{Kapi, golden, json, send_raw};
+use e2e_support::{Kapi, json, send_raw};
+use kapi_testsupport::golden::golden;
 use std::os::unix::fs::PermissionsExt;
 
 fn get(path: &str) -> http::Request<Vec<u8>> {

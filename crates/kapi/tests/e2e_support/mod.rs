@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
@@ -14,25 +14,6 @@ pub struct Kapi {
     pub dir: tempfile::TempDir,
     /// `https://127.0.0.1:PORT`.
     pub url: String,
-}
-
-/// Where a golden file lives: `testdata/golden/` at the repository root, custom-resource
-/// responses under its `crd/` folder.
-fn golden_path(name: &str) -> std::path::PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/golden");
-    let top = root.join(name);
-    if top.exists() {
-        top
-    } else {
-        root.join("crd").join(name)
-    }
-}
-
-/// A golden response recorded from kube-apiserver 1.36 (`testdata/golden/` at the repository root).
-pub fn golden(name: &str) -> serde_json::Value {
-    let path = golden_path(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
 }
 
 impl Kapi {
