@@ -119,19 +119,7 @@ async fn periodic_compaction_discards_history_older_than_one_interval() {
     let store = EmbeddedStore::open(config).unwrap();
     let first = store.put(b"/p/a", b"1".to_vec()).await.unwrap();
     store.put(b"/p/a", b"2".to_vec()).await.unwrap();
-    let deadline = tokio::time::Instant::now() + support::WAIT;
-    loop {
-        match store.get(b"/p/a", Some(first.mod_revision)).await {
-            Err(error) if error.is_compacted() => break,
-            Ok(_) => assert!(
-                tokio::time::Instant::now() < deadline,
-                "history was never compacted"
-            ),
-            Err(error) => panic!("{error}"),
-        }
-        store.put(b"/p/tick", b"x".to_vec()).await.unwrap();
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    support::wait_until_compacted(&*store, b"/p/a", first.mod_revision).await;
     assert_eq!(store.get(b"/p/a", None).await.unwrap().unwrap().value, b"2");
 }
 

@@ -17,18 +17,6 @@ async fn etcd_opened_with_a_compaction_interval_compacts_old_history() {
     let store = open_store(config).await.unwrap();
     let first = store.put(b"/o/a", b"1".to_vec()).await.unwrap();
     store.put(b"/o/a", b"2".to_vec()).await.unwrap();
-    let deadline = tokio::time::Instant::now() + support::WAIT;
-    loop {
-        match store.get(b"/o/a", Some(first.mod_revision)).await {
-            Err(error) if error.is_compacted() => break,
-            Ok(_) => assert!(
-                tokio::time::Instant::now() < deadline,
-                "history was never compacted"
-            ),
-            Err(error) => panic!("{error}"),
-        }
-        store.put(b"/o/tick", b"x".to_vec()).await.unwrap();
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    support::wait_until_compacted(&*store, b"/o/a", first.mod_revision).await;
     assert_eq!(store.get(b"/o/a", None).await.unwrap().unwrap().value, b"2");
 }

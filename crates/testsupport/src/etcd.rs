@@ -2,11 +2,15 @@
 //! or TLS with client certificates) or a cluster. A started member is checked to be ours
 //! (member name and client URL) and to accept writes; it is killed by PID on drop.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use etcd_client::{Certificate, Client, ConnectOptions, Identity, TlsOptions};
+use rcgen::{
+    BasicConstraints, CertificateParams, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+    KeyUsagePurpose,
+};
 
 use crate::net::{free_port, unique_name};
 
@@ -26,6 +30,47 @@ pub struct TlsFiles {
 }
 
 impl TlsFiles {
+    /// Writes a fresh CA, a server certificate for 127.0.0.1 and a client certificate into `dir`.
+    pub fn generate(dir: &Path) -> TlsFiles {
+        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca_params.key_usages = vec![
+            KeyUsagePurpose::KeyCertSign,
+            KeyUsagePurpose::DigitalSignature,
+        ];
+        let ca_key = KeyPair::generate().unwrap();
+        let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+        let issuer = Issuer::new(ca_params, ca_key);
+        let leaf = |sans: Vec<String>, usage: ExtendedKeyUsagePurpose| {
+            let mut params = CertificateParams::new(sans).unwrap();
+            params.extended_key_usages = vec![usage];
+            params.use_authority_key_identifier_extension = true;
+            let key = KeyPair::generate().unwrap();
+            let cert = params.signed_by(&key, &issuer).unwrap();
+            (cert.pem(), key.serialize_pem())
+        };
+        let server = leaf(
+            vec!["127.0.0.1".into(), "localhost".into()],
+            ExtendedKeyUsagePurpose::ServerAuth,
+        );
+        let client = leaf(
+            vec!["kapi-client".into()],
+            ExtendedKeyUsagePurpose::ClientAuth,
+        );
+        let write = |name: &str, pem: &str| {
+            let path = dir.join(name);
+            std::fs::write(&path, pem).unwrap();
+            path
+        };
+        TlsFiles {
+            ca: write("ca.pem", &ca_cert.pem()),
+            server_cert: write("server.pem", &server.0),
+            server_key: write("server-key.pem", &server.1),
+            client_cert: write("client.pem", &client.0),
+            client_key: write("client-key.pem", &client.1),
+        }
+    }
+
     /// Client options trusting the CA and presenting the client certificate.
     pub fn connect_options(&self) -> ConnectOptions {
         let read = |p: &PathBuf| std::fs::read(p).unwrap();

@@ -48,6 +48,24 @@ pub async fn etcd() -> Harness {
     }
 }
 
+/// Waits until reading `key` at `revision` fails as compacted, writing a key beside it between
+/// tries (compaction keeps the current revision); fails the test after [`WAIT`].
+pub async fn wait_until_compacted(store: &dyn Store, key: &[u8], revision: i64) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        match store.get(key, Some(revision)).await {
+            Err(error) if error.is_compacted() => return,
+            Ok(_) => assert!(
+                tokio::time::Instant::now() < deadline,
+                "history was never compacted"
+            ),
+            Err(error) => panic!("{error}"),
+        }
+        store.put(b"/compaction-tick", b"x".to_vec()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Reads the next message, failing the test after [`WAIT`].
 pub async fn next_message(stream: &mut WatchStream) -> WatchResponse {
     match tokio::time::timeout(WAIT, stream.next()).await {
