@@ -117,11 +117,20 @@ impl Kapi {
         send_raw(&self.client().await, req).await
     }
 
+    /// kubectl's discovery/HTTP cache for this server. kubectl keys its default cache
+    /// (`~/.kube/cache`) by host:port, and ports are reused between tests: a server with
+    /// other resources on a reused port would be described by a stale discovery cache.
+    pub fn kubectl_cache_dir(&self) -> PathBuf {
+        self.dir.path().join("kubectl-cache")
+    }
+
     /// Runs kubectl against this server.
     pub fn kubectl(&self, args: &[&str]) -> Output {
         Command::new("kubectl")
             .arg("--kubeconfig")
             .arg(self.kubeconfig())
+            .arg("--cache-dir")
+            .arg(self.kubectl_cache_dir())
             .args(args)
             .output()
             .unwrap()
