@@ -5,14 +5,19 @@
 //! plain v1 object (name, namespace, target, CPU 60 %). Each is converted by the direct
 //! functions (inputs cloned and results dropped outside the measurement) and by the Scheme's
 //! copying `convert_to_version` and moving `unsafe_convert_to_version` (the codecs' path). The allocator is mimalloc, as
-//! in the kapi binary.
+//! in the kapi binary. Times are the benchmark thread's CPU time (kapi-machinery's
+//! `benches/cpu_time.rs`), so that other jobs on a shared machine matter less.
 
+#[path = "../../machinery/benches/cpu_time.rs"]
+mod cpu_time;
+
+use cpu_time::CpuTime;
+use criterion::measurement::Measurement;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use kapi_api::autoscaling::{v1, v2};
 use kapi_machinery::runtime::Object;
 use kapi_machinery::schema::GroupVersion;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -38,26 +43,26 @@ fn plain_v1() -> v1::HorizontalPodAutoscaler {
 
 /// Times only the conversions, in cache-sized chunks: inputs are cloned and output slots
 /// touched before the clock starts, results dropped after it stops.
-fn convert_timed(hpa: &v1::HorizontalPodAutoscaler, iters: u64) -> Duration {
+fn convert_timed(hpa: &v1::HorizontalPodAutoscaler, iters: u64) -> u64 {
     const CHUNK: u64 = 256;
-    let mut total = Duration::ZERO;
+    let mut total = 0;
     let mut left = iters;
     while left > 0 {
         let n = left.min(CHUNK);
         left -= n;
         let inputs: Vec<v1::HorizontalPodAutoscaler> = (0..n).map(|_| hpa.clone()).collect();
         let mut outputs = vec![v2::HorizontalPodAutoscaler::default(); inputs.len()];
-        let start = Instant::now();
+        let start = CpuTime.start();
         for (input, slot) in inputs.into_iter().zip(outputs.iter_mut()) {
             *slot = v2::from_hub(v1::to_hub(black_box(input)));
         }
-        total += start.elapsed();
+        total += CpuTime.end(start);
         black_box(&outputs);
     }
     total
 }
 
-fn bench(c: &mut Criterion) {
+fn bench(c: &mut Criterion<CpuTime>) {
     let scheme = kapi_api::new_scheme().expect("scheme");
     let target = GroupVersion::new("autoscaling", "v2");
     for (name, hpa) in [("golden", golden_v1()), ("plain", plain_v1())] {
@@ -88,5 +93,9 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(CpuTime);
+    targets = bench
+}
 criterion_main!(benches);

@@ -37,6 +37,9 @@ macro_rules! impl_kind {
             self.api_version = api_version;
             self.kind = kind;
         }
+        fn type_meta_mut(&mut self) -> Option<(&mut String, &mut String)> {
+            Some((&mut self.api_version, &mut self.kind))
+        }
         $crate::impl_kind!(@meta $meta);
     };
     (@meta object_meta) => {

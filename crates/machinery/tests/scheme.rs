@@ -447,3 +447,42 @@ fn versions_for_group_kind_follow_priority_r1_19() {
     let got = scheme().versions_for_group_kind(&GroupKind::new("example.com", "Widget"));
     assert_eq!(got, vec![widgets_v2(), widgets_v1()]);
 }
+
+#[test]
+fn converting_twice_to_a_group_version_gives_the_same_result_r1_14() {
+    // The second call takes the cached plan for (WidgetV1, example.com/v2).
+    let s = scheme();
+    let v1 = WidgetV1 {
+        size: "4".into(),
+        ..WidgetV1::default()
+    };
+    let first = s.convert_to_version(&v1, &widgets_v2()).unwrap();
+    let second = s.convert_to_version(&v1, &widgets_v2()).unwrap();
+    assert_eq!(
+        first.downcast_ref::<WidgetV2>(),
+        second.downcast_ref::<WidgetV2>()
+    );
+}
+
+#[test]
+fn conversion_registered_after_a_failed_version_conversion_is_used_r1_14() {
+    // A plan cached with an unknown route must be forgotten by the next registration.
+    let mut s = Scheme::new("test");
+    s.add_known_type::<WidgetV1>(widgets_v1().with_kind("Widget"))
+        .unwrap();
+    s.add_known_type::<WidgetV2>(widgets_v2().with_kind("Widget"))
+        .unwrap();
+    let v1 = WidgetV1 {
+        size: "6".into(),
+        ..WidgetV1::default()
+    };
+    assert!(s.convert_to_version(&v1, &widgets_v2()).is_err());
+    s.add_conversion_func(|a: WidgetV1| {
+        Ok(WidgetV2 {
+            replicas: a.size.len() as i64,
+            ..WidgetV2::default()
+        })
+    });
+    let out = s.convert_to_version(&v1, &widgets_v2()).unwrap();
+    assert_eq!(out.downcast_ref::<WidgetV2>().unwrap().replicas, 1);
+}

@@ -123,6 +123,11 @@ pub trait TypedObject:
     fn type_meta(&self) -> (&str, &str);
     /// Sets `apiVersion` and `kind`.
     fn set_type_meta(&mut self, api_version: String, kind: String);
+    /// `(apiVersion, kind)` as mutable `String`s, when the struct stores them so; lets
+    /// [`Object::set_group_version_kind`] reuse their buffers. `None` by default.
+    fn type_meta_mut(&mut self) -> Option<(&mut String, &mut String)> {
+        None
+    }
     /// The object's metadata, if any.
     fn object_meta(&self) -> Option<&ObjectMeta> {
         None
@@ -167,6 +172,12 @@ impl<T: TypedObject> Object for T {
     }
     fn set_api_version_and_kind(&mut self, api_version: String, kind: String) {
         self.set_type_meta(api_version, kind);
+    }
+    fn set_group_version_kind(&mut self, gvk: &GroupVersionKind) {
+        match self.type_meta_mut() {
+            Some((api_version, kind)) => write_type_meta(api_version, kind, gvk),
+            None => self.set_type_meta(gvk.api_version(), gvk.kind.clone()),
+        }
     }
     fn type_name(&self) -> &'static str {
         std::any::type_name::<T>()
@@ -228,6 +239,19 @@ impl<T: TypedObject> Object for T {
     }
 }
 
+/// Overwrites `apiVersion` and `kind` with `gvk` in place (no allocation when the buffers
+/// are large enough); an empty group and version leave `apiVersion` empty.
+fn write_type_meta(api_version: &mut String, kind: &mut String, gvk: &GroupVersionKind) {
+    api_version.clear();
+    if !gvk.group.is_empty() {
+        api_version.push_str(&gvk.group);
+        api_version.push('/');
+    }
+    api_version.push_str(&gvk.version);
+    kind.clear();
+    kind.push_str(&gvk.kind);
+}
+
 /// Implements [`TypedObject`] for a struct with `api_version: String` and `kind: String`
 /// fields.
 ///
@@ -269,6 +293,9 @@ macro_rules! impl_object {
         fn set_type_meta(&mut self, api_version: String, kind: String) {
             self.api_version = api_version;
             self.kind = kind;
+        }
+        fn type_meta_mut(&mut self) -> Option<(&mut String, &mut String)> {
+            Some((&mut self.api_version, &mut self.kind))
         }
         $crate::impl_object!(@meta $meta);
     };

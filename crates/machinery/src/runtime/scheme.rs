@@ -30,6 +30,21 @@ pub(super) enum Route {
     Unknown,
 }
 
+/// What converting one type to one target comes down to (cached in `Scheme::plans`).
+pub(super) enum TargetPlan {
+    /// The type is already registered as a kind the target accepts: only set the GVK.
+    SetKind(GroupVersionKind),
+    /// Convert to the type `to` along `route`, then set the GVK.
+    Convert {
+        gvk: GroupVersionKind,
+        to: TypeId,
+        route: Route,
+    },
+}
+
+/// Cached plans per source type: `(target group version, plan)`, scanned linearly.
+pub(super) type PlanCache = FastMap<TypeId, Vec<(GroupVersion, Arc<TargetPlan>)>>;
+
 /// A registry of API types keyed by GroupVersionKind.
 pub struct Scheme {
     pub(super) name: String,
@@ -43,6 +58,8 @@ pub struct Scheme {
     pub(super) conversions: FastMap<(TypeId, TypeId), ConvertFn>,
     /// How `(from, to)` converts, filled on first use; cleared by every registration.
     pub(super) routes: RwLock<FastMap<(TypeId, TypeId), Route>>,
+    /// How a type converts to a group version, filled on first use; cleared with `routes`.
+    pub(super) plans: RwLock<PlanCache>,
     pub(super) version_priority: HashMap<String, Vec<String>>,
     pub(super) observed_versions: Vec<GroupVersion>,
 }
@@ -74,6 +91,7 @@ impl Scheme {
             field_label_fns: FastMap::default(),
             conversions: FastMap::default(),
             routes: RwLock::default(),
+            plans: RwLock::default(),
             version_priority: HashMap::new(),
             observed_versions: Vec::new(),
         }
@@ -146,6 +164,10 @@ impl Scheme {
     pub(super) fn clear_routes(&mut self) {
         match self.routes.get_mut() {
             Ok(routes) => routes.clear(),
+            Err(poisoned) => poisoned.into_inner().clear(),
+        }
+        match self.plans.get_mut() {
+            Ok(plans) => plans.clear(),
             Err(poisoned) => poisoned.into_inner().clear(),
         }
     }

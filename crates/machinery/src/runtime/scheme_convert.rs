@@ -4,9 +4,9 @@
 
 use super::error::{Error, Result};
 use super::object::{Object, downcast};
-use super::scheme::{ConvertFn, Route, Scheme};
+use super::scheme::{ConvertFn, Route, Scheme, TargetPlan};
 use super::unstructured::{Unstructured, UnstructuredList};
-use crate::schema::{GroupVersionKind, GroupVersioner, INTERNAL_VERSION};
+use crate::schema::{GroupVersion, GroupVersionKind, GroupVersioner, INTERNAL_VERSION};
 use std::any::{Any, TypeId};
 use std::sync::Arc;
 
@@ -92,15 +92,7 @@ impl Scheme {
         if from == to {
             return Ok(input);
         }
-        match self.route(from, to) {
-            Route::Direct(f) => f(input),
-            Route::Hub(first, second) => second(first(input)?),
-            Route::Unknown => Err(Error::Conversion(format!(
-                "converting ({}) to ({}): unknown conversion",
-                input.type_name(),
-                to_name()
-            ))),
-        }
+        run_route(input, &self.route(from, to), to_name)
     }
 
     /// Converts `input` into `out`'s type and stores it in `out` (R1.13). `target` is needed
@@ -182,10 +174,26 @@ impl Scheme {
         } else {
             input
         };
-        let (kinds, unversioned) = self.object_kinds_ref(&*input)?;
+        let from = type_id_of(&*input);
+        let gv = target.as_group_version();
+        if let Some(gv) = gv
+            && let Some(plan) = self.cached_plan(from, gv)
+        {
+            return self.run_plan(input, &plan);
+        }
+        let plan = Arc::new(self.plan(&*input, target)?);
+        if let Some(gv) = gv {
+            self.store_plan(from, gv, plan.clone());
+        }
+        self.run_plan(input, &plan)
+    }
+
+    /// What converting `input`'s type to `target` takes (R1.14 steps 2–6).
+    fn plan(&self, input: &dyn Object, target: &dyn GroupVersioner) -> Result<TargetPlan> {
+        let (kinds, unversioned) = self.object_kinds_ref(input)?;
         let Some(gvk) = target.kind_for_group_version_kinds(&kinds) else {
             if unversioned {
-                return Ok(set_target_kind(input, &kinds[0]));
+                return Ok(TargetPlan::SetKind(kinds[0].clone()));
             }
             return Err(Error::NotRegisteredTypeForTarget {
                 type_name: input.type_name().to_string(),
@@ -194,15 +202,52 @@ impl Scheme {
             });
         };
         if kinds.contains(&gvk) || unversioned {
-            return Ok(set_target_kind(input, &gvk));
+            return Ok(TargetPlan::SetKind(gvk));
         }
         let to = *self
             .gvk_to_type
             .get(&gvk)
             .ok_or_else(|| self.not_registered_kind(&gvk))?;
-        let out_name = || self.factories.get(&to).map_or("?", |f| f.1);
-        let out = self.convert_boxed(input, to, &out_name)?;
-        Ok(set_target_kind(out, &gvk))
+        let route = self.route(type_id_of(input), to);
+        Ok(TargetPlan::Convert { gvk, to, route })
+    }
+
+    fn run_plan(&self, input: Box<dyn Object>, plan: &TargetPlan) -> Result<Box<dyn Object>> {
+        match plan {
+            TargetPlan::SetKind(gvk) => Ok(set_target_kind(input, gvk)),
+            TargetPlan::Convert { gvk, to, route } => {
+                let out = if type_id_of(&*input) == *to {
+                    input
+                } else {
+                    let out_name = || self.factories.get(to).map_or("?", |f| f.1);
+                    run_route(input, route, &out_name)?
+                };
+                Ok(set_target_kind(out, gvk))
+            }
+        }
+    }
+
+    fn cached_plan(&self, from: TypeId, gv: &GroupVersion) -> Option<Arc<TargetPlan>> {
+        let plans = match self.plans.read() {
+            Ok(plans) => plans,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        plans
+            .get(&from)?
+            .iter()
+            .find(|(g, _)| g == gv)
+            .map(|(_, plan)| plan.clone())
+    }
+
+    fn store_plan(&self, from: TypeId, gv: &GroupVersion, plan: Arc<TargetPlan>) {
+        let mut plans = match self.plans.write() {
+            Ok(plans) => plans,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let list = plans.entry(from).or_default();
+        if !list.iter().any(|(g, _)| g == gv) {
+            list.push((gv.clone(), plan));
+        }
     }
 
     /// The Unstructured form of a typed object, with its GVK set (the first registered
@@ -221,6 +266,23 @@ impl Scheme {
     /// The typed object registered for an Unstructured object's GVK.
     pub fn from_unstructured(&self, u: &dyn Object) -> Result<Box<dyn Object>> {
         self.unstructured_to_typed(u)
+    }
+}
+
+/// Runs a resolved route on `input`; `to_name` names the target type in the error.
+fn run_route(
+    input: Box<dyn Object>,
+    route: &Route,
+    to_name: &dyn Fn() -> &'static str,
+) -> Result<Box<dyn Object>> {
+    match route {
+        Route::Direct(f) => f(input),
+        Route::Hub(first, second) => second(first(input)?),
+        Route::Unknown => Err(Error::Conversion(format!(
+            "converting ({}) to ({}): unknown conversion",
+            input.type_name(),
+            to_name()
+        ))),
     }
 }
 

@@ -10,6 +10,12 @@ pub trait GroupVersioner: Debug + Send + Sync {
 
     /// A stable identifier of this versioner (used in codec identifiers).
     fn identifier(&self) -> String;
+
+    /// This versioner as a single group version, when it is one (the Scheme caches its
+    /// conversion plans per type and group version). `None` by default.
+    fn as_group_version(&self) -> Option<&GroupVersion> {
+        None
+    }
 }
 
 impl GroupVersioner for GroupVersion {
@@ -29,6 +35,10 @@ impl GroupVersioner for GroupVersion {
 
     fn identifier(&self) -> String {
         self.to_string()
+    }
+
+    fn as_group_version(&self) -> Option<&GroupVersion> {
+        Some(self)
     }
 }
 
