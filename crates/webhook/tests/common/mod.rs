@@ -1,50 +1,15 @@
-//! Test support: certificates from a fresh CA (rcgen), the example webhook started as a
+//! Test support: certificates from a fresh CA (kapi-testsupport), the example webhook started as a
 //! process on a free loopback port, an HTTPS client trusting only that CA, and the checks
 //! kube-apiserver applies to a webhook's answer (R4.25–R4.27).
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
+pub use kapi_testsupport::certs::{Certs, make_certs};
+pub use kapi_testsupport::golden::golden;
 use kapi_webhook::ConversionReview;
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-
-/// PEM files of a CA and of a serving certificate for `localhost` / `127.0.0.1`.
-pub struct Certs {
-    pub dir: tempfile::TempDir,
-    pub ca_pem: String,
-    pub cert_file: PathBuf,
-    pub key_file: PathBuf,
-}
-
-/// Makes a CA and a leaf certificate signed by it, written to a temporary directory.
-pub fn make_certs() -> Certs {
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca_params
-        .distinguished_name
-        .push(DnType::CommonName, "webhook-test-ca");
-    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca_params, &ca_key);
-    let leaf_key = KeyPair::generate().unwrap();
-    let leaf_params =
-        CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()]).unwrap();
-    let leaf = leaf_params.signed_by(&leaf_key, &issuer).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let cert_file = dir.path().join("tls.crt");
-    let key_file = dir.path().join("tls.key");
-    std::fs::write(&cert_file, leaf.pem()).unwrap();
-    std::fs::write(&key_file, leaf_key.serialize_pem()).unwrap();
-    Certs {
-        dir,
-        ca_pem: ca_cert.pem(),
-        cert_file,
-        key_file,
-    }
-}
 
 /// An HTTPS client that trusts only `ca_pem` (ring provider, `rustls-no-provider`).
 pub fn client(ca_pem: &str, http1_only: bool) -> reqwest::Client {
@@ -99,23 +64,6 @@ impl Drop for WidgetWebhook {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-}
-
-/// Reads a golden file of this crate's tests.
-pub fn golden(name: &str) -> Value {
-    serde_json::from_slice(&std::fs::read(golden_path(name)).unwrap()).unwrap()
-}
-
-/// Where a golden file lives: `testdata/golden/` at the repository root, custom-resource
-/// responses under its `crd/` folder.
-fn golden_path(name: &str) -> std::path::PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/golden");
-    let top = root.join(name);
-    if top.exists() {
-        top
-    } else {
-        root.join("crd").join(name)
     }
 }
 
