@@ -70,7 +70,8 @@ pub fn spawn(
                     }
                 }
                 Ok(list) => {
-                    leading = lead_and_run(store.as_ref(), &registry, elector.as_ref(), list).await;
+                    let e = elector.as_ref();
+                    leading = lead_and_run(store.as_ref(), &registry, e, leading, list).await;
                 }
                 Err(e) => tracing::warn!(error = %e, "storage version migration controller"),
             }
@@ -80,11 +81,13 @@ pub fn spawn(
 }
 
 /// Runs `list` when this process may (no election, or it holds the lease), renewing the lease
-/// meanwhile and stopping when it is lost. Whether this process holds the lease afterwards.
+/// meanwhile and stopping when it is lost. Whether this process holds the lease afterwards
+/// (`was_leading`: whether it held it before).
 async fn lead_and_run(
     store: &dyn Store,
     registry: &Registry,
     elector: Option<&Elector>,
+    was_leading: bool,
     list: Vec<(String, Value)>,
 ) -> bool {
     let Some(elector) = elector else {
@@ -101,7 +104,12 @@ async fn lead_and_run(
             return false;
         }
     }
-    tracing::info!(identity = elector.identity(), "leading storage version migration");
+    if !was_leading {
+        tracing::info!(
+            identity = elector.identity(),
+            "leading storage version migration"
+        );
+    }
     tokio::select! {
         result = run_all(store, registry, list) => {
             if let Err(e) = result {
