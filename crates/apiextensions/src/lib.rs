@@ -32,3 +32,6 @@ pub mod status;
 pub use status::{invalid_status, unknown_field_messages};
 pub mod pipeline;
 pub use pipeline::{CustomResourceSchemas, PipelineError, VersionSchema};
+pub mod stored_read;
+mod stored_scan;
+pub use stored_read::ResourceVersionSlot;

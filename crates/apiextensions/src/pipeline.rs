@@ -7,6 +7,7 @@ use crate::converter::{ConversionError, CrConverter, converter_for};
 use crate::defaulting::apply_defaults;
 use crate::field::ErrorList;
 use crate::prune::prune;
+use crate::stored_read::ResourceVersionSlot;
 use crate::structural::{BuildError, Structural};
 use crate::validation::{CustomResourceValidator, ScalePaths};
 use kapi_api::apiextensions::v1::CustomResourceDefinition;
@@ -227,6 +228,19 @@ impl CustomResourceSchemas {
         let mut out = crate::converter::convert_one(&*self.converter, obj, &target).await?;
         self.prune_to(&mut out, version)?;
         Ok(out)
+    }
+
+    /// When reading `bytes` (a stored object) in `version` would answer exactly those bytes
+    /// (as serde_json encodes the result) plus `metadata.resourceVersion`: where that goes.
+    /// Proven for objects stored at `version` itself; `None` whenever unsure, and then
+    /// [`Self::from_storage`] must run (it does prune and default on read, R4.12).
+    pub fn unchanged_read(&self, bytes: &[u8], version: &str) -> Option<ResourceVersionSlot> {
+        if self.preserve_unknown_fields {
+            return None;
+        }
+        let schema = &self.versions.get(version)?.structural;
+        let api_version = self.group_version(version);
+        crate::stored_read::unchanged_read(bytes, schema, &api_version)
     }
 
     /// [`Self::from_storage`] for many objects, converted in one converter call (a list).

@@ -131,6 +131,14 @@ impl ObjectCodec for CrCodec {
         Ok(out)
     }
 
+    /// Stored bytes a read would answer unchanged (same version, already pruned, defaulted
+    /// and in serde_json's encoding: proven by `unchanged_read`, else `None` and the caller
+    /// decodes through `from_storage`), with `resourceVersion` spliced into `metadata`.
+    fn stored_json_with_resource_version(&self, bytes: &[u8], rv: i64) -> Option<Vec<u8>> {
+        let slot = self.schemas.unchanged_read(bytes, &self.version)?;
+        Some(slot.splice(bytes, rv))
+    }
+
     fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, ApiError> {
         let stored = run_now(self.schemas.to_storage(obj.clone())).map_err(pipeline_error)?;
         serde_json::to_vec(&stored).map_err(ApiError::internal)
