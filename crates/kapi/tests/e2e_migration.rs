@@ -500,3 +500,25 @@ async fn migrate_subcommand_draws_a_progress_bar_on_a_terminal() {
     assert!(text.contains("succeeded"), "{text}");
     assert_eq!(counts(&kapi).await, (0, 20, 0));
 }
+
+#[tokio::test]
+async fn migrations_are_served_at_v1_preferred_and_v1beta1_r7_7() {
+    let kapi = widget_kapi().await;
+    start_migration(&kapi, "both").await;
+    let (s, _, body) = kapi.raw(get("/apis/storagemigration.k8s.io")).await;
+    assert_eq!(s, 200);
+    let group = json(&body);
+    assert_eq!(group["preferredVersion"]["version"], "v1", "{group}");
+    assert_eq!(group["versions"][1]["version"], "v1beta1", "{group}");
+    let v1 = "/apis/storagemigration.k8s.io/v1/storageversionmigrations/both";
+    let (s, _, body) = kapi.raw(get(v1)).await;
+    assert_eq!(s, 200, "{}", String::from_utf8_lossy(&body));
+    let svm = json(&body);
+    assert_eq!(svm["apiVersion"], "storagemigration.k8s.io/v1");
+    assert_eq!(svm["spec"]["resource"]["resource"], "widgets");
+    let out = kapi.kubectl_ok(&["get", "storageversionmigrations", "both", "-o", "name"]);
+    assert_eq!(
+        out.trim(),
+        "storageversionmigration.storagemigration.k8s.io/both"
+    );
+}

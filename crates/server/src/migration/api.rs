@@ -1,10 +1,13 @@
-//! `storagemigration.k8s.io/v1beta1` StorageVersionMigration (as current Kubernetes serves it):
+//! `storagemigration.k8s.io` StorageVersionMigration as current Kubernetes serves it: `v1`
+//! (preferred, introduced in 1.37) and `v1beta1` (1.35), the same schema in both (R7.7):
 //! cluster-scoped, `spec.resource {group, resource}`, `status.conditions` Running / Succeeded /
-//! Failed. Stored as JSON like any built-in kind; [`super::controller`] acts on it.
+//! Failed, `status.resourceVersion`. Stored as JSON at `v1` like any built-in kind;
+//! [`super::controller`] acts on it.
 
 use super::strategy::MigrationStrategy;
 use crate::builtin::{EntrySpec, entry};
-use crate::codec::JsonCodec;
+use crate::codec::ObjectCodec;
+use crate::status::ApiError;
 use crate::registry::{ResourceEntry, Scope};
 use crate::table::{Column, ColumnTable, name_column};
 use serde_json::Value;
@@ -12,8 +15,10 @@ use std::sync::Arc;
 
 /// The API group.
 pub const GROUP: &str = "storagemigration.k8s.io";
-/// The served version.
-pub const VERSION: &str = "v1beta1";
+/// The preferred and storage version.
+pub const VERSION: &str = "v1";
+/// The versions served, preferred first.
+pub const VERSIONS: [&str; 2] = ["v1", "v1beta1"];
 /// The resource (plural).
 pub const RESOURCE: &str = "storageversionmigrations";
 
@@ -29,40 +34,77 @@ const VERBS: &[&str] = &[
 ];
 const STATUS: &[(&str, &[&str])] = &[("status", &["get", "patch", "update"])];
 
-/// The registry entry for StorageVersionMigration; keys live under `root`.
+/// Serves stored JSON in one version and stores in another: the versions share one schema,
+/// so converting is setting `apiVersion`.
+struct SameSchemaCodec {
+    served: String,
+    stored: String,
+}
+
+impl ObjectCodec for SameSchemaCodec {
+    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, ApiError> {
+        let mut obj: Value = serde_json::from_slice(bytes)
+            .map_err(|e| ApiError::internal(format!("decoding stored object: {e}")))?;
+        if let Some(map) = obj.as_object_mut() {
+            map.insert("apiVersion".into(), Value::String(self.served.clone()));
+        }
+        Ok(obj)
+    }
+
+    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, ApiError> {
+        let mut stored = obj.clone();
+        if let Some(map) = stored.as_object_mut() {
+            map.insert("apiVersion".into(), Value::String(self.stored.clone()));
+        }
+        serde_json::to_vec(&stored).map_err(ApiError::internal)
+    }
+
+    fn is_stored_current(&self, bytes: &[u8]) -> bool {
+        super::accounting::stored_api_version(bytes) == Some(self.stored.as_str())
+    }
+}
+
+/// The registry entries for StorageVersionMigration, one per served version; keys live
+/// under `root`.
 pub fn entries(root: &str) -> Vec<ResourceEntry> {
-    let spec = EntrySpec {
-        group: GROUP,
-        version: VERSION,
-        plural: RESOURCE,
-        singular: "storageversionmigration",
-        kind: "StorageVersionMigration",
-        scope: Scope::Cluster,
-        short_names: &[],
-        categories: &[],
-        verbs: VERBS,
-        subresources: STATUS,
-        strategy: Arc::new(MigrationStrategy),
-        table: Arc::new(ColumnTable(vec![
-            name_column(),
-            Column {
-                name: "Status",
-                kind: "string",
-                format: "",
-                description: "The last condition that is true.",
-                priority: 0,
-                cell: |o| Value::from(terminal_or_running(o).unwrap_or_default()),
-            },
-        ])),
-        storage_version: VERSION,
-        group_priority: 901,
-        version_priority: 0,
-    };
-    vec![entry(
-        root,
-        spec,
-        Arc::new(JsonCodec::new(format!("{GROUP}/{VERSION}"))),
-    )]
+    VERSIONS
+        .iter()
+        .zip(0..)
+        .map(|(version, priority)| {
+            let spec = EntrySpec {
+                group: GROUP,
+                version,
+                plural: RESOURCE,
+                singular: "storageversionmigration",
+                kind: "StorageVersionMigration",
+                scope: Scope::Cluster,
+                short_names: &[],
+                categories: &[],
+                verbs: VERBS,
+                subresources: STATUS,
+                strategy: Arc::new(MigrationStrategy),
+                table: Arc::new(ColumnTable(vec![
+                    name_column(),
+                    Column {
+                        name: "Status",
+                        kind: "string",
+                        format: "",
+                        description: "The last condition that is true.",
+                        priority: 0,
+                        cell: |o| Value::from(terminal_or_running(o).unwrap_or_default()),
+                    },
+                ])),
+                storage_version: VERSION,
+                group_priority: 901,
+                version_priority: priority,
+            };
+            let codec = SameSchemaCodec {
+                served: format!("{GROUP}/{version}"),
+                stored: format!("{GROUP}/{VERSION}"),
+            };
+            entry(root, spec, Arc::new(codec))
+        })
+        .collect()
 }
 
 /// `Succeeded` or `Failed` when that condition is True, else `Running` when it is.
