@@ -16,7 +16,7 @@ macro_rules! impl_kind {
                 Ok(())
             }
             fn decode_protobuf(data: &[u8]) -> ::kapi_machinery::runtime::Result<Self> {
-                <Self as ::prost::Message>::decode(data)
+                ::kapi_machinery::serializer::proto_wire::decode_message_with_maps(data)
                     .map_err(|e| ::kapi_machinery::runtime::Error::Decode(e.to_string()))
             }
             fn supports_protobuf() -> bool {

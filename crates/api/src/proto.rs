@@ -38,6 +38,19 @@ macro_rules! proto_message {
                 *self = ::core::default::Default::default();
             }
         }
+        impl ::kapi_machinery::serializer::proto_wire::StringMapFields for $ty {
+            fn string_map_field(
+                &mut self,
+                tag: u32,
+            ) -> ::core::option::Option<
+                &mut ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+            > {
+                match tag {
+                    $( $tag => (&mut self.$field as &mut dyn ::core::any::Any).downcast_mut(), )*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
     };
 }
 
@@ -216,6 +229,23 @@ pub mod msg {
     }
 }
 
+/// A non-pointer struct with string maps (ObjectMeta, kinds): like [`msg`], but its
+/// string maps are built in bulk while decoding.
+pub mod msg_maps {
+    pub use super::msg::{encode, encoded_len};
+    use super::*;
+    use kapi_machinery::serializer::proto_wire::{self, StringMapFields};
+    /// Reads the field.
+    pub fn merge<M: StringMapFields>(
+        wt: WireType,
+        v: &mut M,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        proto_wire::merge_message_with_maps(wt, v, buf, ctx)
+    }
+}
+
 /// A pointer to a struct: written when set.
 pub mod opt_msg {
     use super::*;
@@ -288,6 +318,23 @@ pub mod msgs {
     /// Size of the field.
     pub fn encoded_len<M: Message>(tag: u32, v: &[M]) -> usize {
         encoding::message::encoded_len_repeated(tag, v)
+    }
+}
+
+/// A slice of structs with string maps (list items): like [`msgs`], but each item's
+/// string maps are built in bulk while decoding.
+pub mod msgs_maps {
+    pub use super::msgs::{encode, encoded_len};
+    use super::*;
+    use kapi_machinery::serializer::proto_wire::{self, StringMapFields};
+    /// Reads the field.
+    pub fn merge<M: StringMapFields + Default>(
+        wt: WireType,
+        v: &mut Vec<M>,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        proto_wire::merge_repeated_with_maps(wt, v, buf, ctx)
     }
 }
 

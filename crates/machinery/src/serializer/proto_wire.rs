@@ -10,6 +10,10 @@ use prost::encoding::{
 };
 use std::collections::BTreeMap;
 
+pub use super::proto_maps::{
+    StringMapFields, decode_message_with_maps, merge_message_with_maps, merge_repeated_with_maps,
+};
+
 fn entry_len(key: &[u8], value: &[u8]) -> usize {
     1 + encoded_len_varint(key.len() as u64)
         + key.len()
@@ -103,14 +107,24 @@ fn take_str<'a>(input: &mut &'a [u8]) -> Option<&'a str> {
         return None;
     }
     let (bytes, rest) = input.split_at(len);
-    let s = std::str::from_utf8(bytes).ok()?;
+    let s = utf8(bytes)?;
     *input = rest;
     Some(s)
 }
 
+/// `bytes` as UTF-8, checking the common all-ASCII case first (a faster scan for the
+/// short strings of API objects).
+fn utf8(bytes: &[u8]) -> Option<&str> {
+    if bytes.is_ascii() {
+        // SAFETY: every ASCII byte sequence is valid UTF-8.
+        return Some(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
+    std::str::from_utf8(bytes).ok()
+}
+
 /// Parses a simple map entry (length prefix, then only fields 1 and 2 as UTF-8 strings,
 /// last occurrence wins like prost) from `chunk`: `(bytes consumed, key, value)`.
-fn peek_string_entry(chunk: &[u8]) -> Option<(usize, &str, &str)> {
+pub(crate) fn peek_string_entry(chunk: &[u8]) -> Option<(usize, &str, &str)> {
     let mut input = chunk;
     let len = usize::try_from(encoding::decode_varint(&mut input).ok()?).ok()?;
     if len > input.len() {

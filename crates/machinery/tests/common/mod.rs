@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use kapi_machinery::meta::v1::{ListMeta, ObjectMeta};
-use kapi_machinery::runtime::{Error, Result, Scheme};
+use kapi_machinery::runtime::{Error, PROTO_TAG_API_VERSION, PROTO_TAG_KIND, Result, Scheme};
 use kapi_machinery::schema::{GroupVersion, INTERNAL_VERSION};
 use kapi_machinery::serde_helpers::null_as_default as nd;
 use kapi_machinery::serializer::proto_wire;
@@ -70,7 +70,7 @@ impl prost::Message for ConfigMap {
         ctx: DecodeContext,
     ) -> std::result::Result<(), prost::DecodeError> {
         match tag {
-            1 => encoding::message::merge(wt, &mut self.metadata, buf, ctx),
+            1 => proto_wire::merge_message_with_maps(wt, &mut self.metadata, buf, ctx),
             2 => {
                 proto_wire::check_length_delimited(wt)?;
                 proto_wire::merge_string_map(&mut self.data, buf, ctx)
@@ -97,6 +97,12 @@ impl prost::Message for ConfigMap {
     }
 }
 
+impl proto_wire::StringMapFields for ConfigMap {
+    fn string_map_field(&mut self, tag: u32) -> Option<&mut BTreeMap<String, String>> {
+        (tag == 2).then_some(&mut self.data)
+    }
+}
+
 impl kapi_machinery::runtime::TypedObject for ConfigMap {
     fn type_meta(&self) -> (&str, &str) {
         (&self.api_version, &self.kind)
@@ -116,15 +122,15 @@ impl kapi_machinery::runtime::TypedObject for ConfigMap {
         Ok(())
     }
     fn decode_protobuf(data: &[u8]) -> Result<Self> {
-        <Self as prost::Message>::decode(data).map_err(|e| Error::Decode(e.to_string()))
+        proto_wire::decode_message_with_maps(data).map_err(|e| Error::Decode(e.to_string()))
     }
     fn supports_protobuf() -> bool {
         true
     }
 }
 
-/// ConfigMapList (fixture).
-#[derive(Clone, PartialEq, Serialize, Deserialize, prost::Message)]
+/// ConfigMapList (fixture); items are decoded with their string maps built in bulk.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConfigMapList {
     #[serde(
@@ -132,21 +138,61 @@ pub struct ConfigMapList {
         deserialize_with = "nd",
         skip_serializing_if = "String::is_empty"
     )]
-    #[prost(string, tag = "536870911")]
     pub kind: String,
     #[serde(
         default,
         deserialize_with = "nd",
         skip_serializing_if = "String::is_empty"
     )]
-    #[prost(string, tag = "536870910")]
     pub api_version: String,
     #[serde(default, deserialize_with = "nd")]
-    #[prost(message, required, tag = "1")]
     pub metadata: ListMeta,
     #[serde(default, deserialize_with = "nd")]
-    #[prost(message, repeated, tag = "2")]
     pub items: Vec<ConfigMap>,
+}
+
+impl prost::Message for ConfigMapList {
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        encoding::message::encode(1, &self.metadata, buf);
+        encoding::message::encode_repeated(2, &self.items, buf);
+        if !self.api_version.is_empty() {
+            encoding::string::encode(PROTO_TAG_API_VERSION, &self.api_version, buf);
+        }
+        if !self.kind.is_empty() {
+            encoding::string::encode(PROTO_TAG_KIND, &self.kind, buf);
+        }
+    }
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wt: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> std::result::Result<(), prost::DecodeError> {
+        match tag {
+            1 => encoding::message::merge(wt, &mut self.metadata, buf, ctx),
+            2 => proto_wire::merge_repeated_with_maps(wt, &mut self.items, buf, ctx),
+            PROTO_TAG_API_VERSION => encoding::string::merge(wt, &mut self.api_version, buf, ctx),
+            PROTO_TAG_KIND => encoding::string::merge(wt, &mut self.kind, buf, ctx),
+            _ => encoding::skip_field(wt, tag, buf, ctx),
+        }
+    }
+    fn encoded_len(&self) -> usize {
+        let type_meta = |tag, s: &String| {
+            if s.is_empty() {
+                0
+            } else {
+                encoding::string::encoded_len(tag, s)
+            }
+        };
+        encoding::message::encoded_len(1, &self.metadata)
+            + encoding::message::encoded_len_repeated(2, &self.items)
+            + type_meta(PROTO_TAG_API_VERSION, &self.api_version)
+            + type_meta(PROTO_TAG_KIND, &self.kind)
+    }
+    fn clear(&mut self) {
+        *self = ConfigMapList::default();
+    }
 }
 kapi_machinery::impl_object!(ConfigMapList, list_meta, protobuf);
 

@@ -34,7 +34,7 @@ pub struct Scale {
     pub status: ScaleStatus,
 }
 crate::proto_message!(Scale {
-    metadata: msg = 1,
+    metadata: msg_maps = 1,
     spec: msg = 2,
     status: msg = 3
 });

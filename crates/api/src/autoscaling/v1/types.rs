@@ -36,7 +36,7 @@ pub struct HorizontalPodAutoscaler {
     pub status: HorizontalPodAutoscalerStatus,
 }
 crate::proto_message!(HorizontalPodAutoscaler {
-    metadata: msg = 1,
+    metadata: msg_maps = 1,
     spec: msg = 2,
     status: msg = 3
 });
@@ -127,6 +127,6 @@ pub struct HorizontalPodAutoscalerList {
     pub items: Vec<HorizontalPodAutoscaler>,
 }
 crate::proto_message!(HorizontalPodAutoscalerList {
-    metadata: msg = 1,
-    items: msgs = 2
+    metadata: msg_maps = 1,
+    items: msgs_maps = 2
 });

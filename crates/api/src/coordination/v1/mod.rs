@@ -34,7 +34,7 @@ pub struct Lease {
     pub spec: LeaseSpec,
 }
 crate::proto_message!(Lease {
-    metadata: msg = 1,
+    metadata: msg_maps = 1,
     spec: msg = 2
 });
 
@@ -100,6 +100,6 @@ pub struct LeaseList {
     pub items: Vec<Lease>,
 }
 crate::proto_message!(LeaseList {
-    metadata: msg = 1,
-    items: msgs = 2
+    metadata: msg_maps = 1,
+    items: msgs_maps = 2
 });

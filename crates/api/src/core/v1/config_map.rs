@@ -45,7 +45,7 @@ pub struct ConfigMap {
     pub binary_data: BTreeMap<String, Vec<u8>>,
 }
 crate::proto_message!(ConfigMap {
-    metadata: msg = 1,
+    metadata: msg_maps = 1,
     data: map = 2,
     binary_data: map = 3,
     immutable: opt_bool = 4,
@@ -77,6 +77,6 @@ pub struct ConfigMapList {
     pub items: Vec<ConfigMap>,
 }
 crate::proto_message!(ConfigMapList {
-    metadata: msg = 1,
-    items: msgs = 2
+    metadata: msg_maps = 1,
+    items: msgs_maps = 2
 });

@@ -93,7 +93,7 @@ pub struct Event {
     pub reporting_instance: String,
 }
 crate::proto_message!(Event {
-    metadata: msg = 1,
+    metadata: msg_maps = 1,
     involved_object: msg = 2,
     reason: string = 3,
     message: string = 4,
@@ -244,6 +244,6 @@ pub struct EventList {
     pub items: Vec<Event>,
 }
 crate::proto_message!(EventList {
-    metadata: msg = 1,
-    items: msgs = 2
+    metadata: msg_maps = 1,
+    items: msgs_maps = 2
 });

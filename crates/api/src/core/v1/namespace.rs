@@ -33,7 +33,7 @@ pub struct Namespace {
     pub status: NamespaceStatus,
 }
 crate::proto_message!(Namespace {
-    metadata: msg = 1,
+    metadata: msg_maps = 1,
     spec: msg = 2,
     status: msg = 3
 });
@@ -140,6 +140,6 @@ pub struct NamespaceList {
     pub items: Vec<Namespace>,
 }
 crate::proto_message!(NamespaceList {
-    metadata: msg = 1,
-    items: msgs = 2
+    metadata: msg_maps = 1,
+    items: msgs_maps = 2
 });

@@ -55,7 +55,7 @@ pub struct Secret {
     pub r#type: String,
 }
 crate::proto_message!(Secret {
-    metadata: msg = 1,
+    metadata: msg_maps = 1,
     data: map = 2,
     r#type: string = 3,
     string_data: map = 4,
@@ -88,6 +88,6 @@ pub struct SecretList {
     pub items: Vec<Secret>,
 }
 crate::proto_message!(SecretList {
-    metadata: msg = 1,
-    items: msgs = 2
+    metadata: msg_maps = 1,
+    items: msgs_maps = 2
 });

@@ -300,6 +300,13 @@ pub struct ListMeta {
     pub shard_info: Option<ShardInfo>,
 }
 
+/// ListMeta has no string maps; implemented so that list kinds can use the bulk decoders.
+impl proto_wire::StringMapFields for ListMeta {
+    fn string_map_field(&mut self, _tag: u32) -> Option<&mut BTreeMap<String, String>> {
+        None
+    }
+}
+
 /// Shard selector information of a list.
 #[derive(Clone, PartialEq, Serialize, Deserialize, prost::Message)]
 pub struct ShardInfo {
@@ -317,6 +324,16 @@ fn string_field(tag: u32, v: &str, buf: &mut impl BufMut) {
 
 fn string_len(tag: u32, v: &str) -> usize {
     encoding::key_len(tag) + encoding::encoded_len_varint(v.len() as u64) + v.len()
+}
+
+impl proto_wire::StringMapFields for ObjectMeta {
+    fn string_map_field(&mut self, tag: u32) -> Option<&mut BTreeMap<String, String>> {
+        match tag {
+            11 => Some(&mut self.labels),
+            12 => Some(&mut self.annotations),
+            _ => None,
+        }
+    }
 }
 
 impl prost::Message for ObjectMeta {
