@@ -123,7 +123,11 @@ impl Elector {
                     "uid": crate::meta::new_uid(), "creationTimestamp": crate::meta::now_rfc3339()},
                 "spec": {"holderIdentity": self.identity, "leaseDurationSeconds": seconds,
                     "acquireTime": now, "renewTime": now, "leaseTransitions": 0}});
-            return match self.store.create(key.as_bytes(), self.encode(&lease)?).await {
+            return match self
+                .store
+                .create(key.as_bytes(), self.encode(&lease)?)
+                .await
+            {
                 Ok(_) => Ok(true),
                 Err(StoreError::AlreadyExists { .. }) => Ok(false),
                 Err(e) if e.is_conflict() => Ok(false),
@@ -137,7 +141,8 @@ impl Elector {
             .map_err(|e| StoreError::Internal(e.to_string()))?;
         let spec = &lease["spec"];
         let holder = spec["holderIdentity"].as_str().unwrap_or("").to_owned();
-        let held_for = Duration::from_secs(spec["leaseDurationSeconds"].as_u64().unwrap_or(seconds));
+        let held_for =
+            Duration::from_secs(spec["leaseDurationSeconds"].as_u64().unwrap_or(seconds));
         let now = now_micro();
         if holder == self.identity {
             lease["spec"]["renewTime"] = json!(now);
@@ -152,7 +157,11 @@ impl Elector {
         if let Some(meta) = lease["metadata"].as_object_mut() {
             meta.remove("resourceVersion");
         }
-        match self.store.update(key.as_bytes(), self.encode(&lease)?, kv.mod_revision).await {
+        match self
+            .store
+            .update(key.as_bytes(), self.encode(&lease)?, kv.mod_revision)
+            .await
+        {
             Ok(_) => Ok(true),
             Err(e) if e.is_conflict() => Ok(false),
             Err(StoreError::NotFound { .. }) => Ok(false),
@@ -178,7 +187,11 @@ impl Elector {
         if let Some(spec) = lease["spec"].as_object_mut() {
             spec.remove("holderIdentity");
         }
-        match self.store.update(key.as_bytes(), self.encode(&lease)?, kv.mod_revision).await {
+        match self
+            .store
+            .update(key.as_bytes(), self.encode(&lease)?, kv.mod_revision)
+            .await
+        {
             Err(e) if !e.is_conflict() && !e.is_not_found() => Err(e),
             _ => Ok(()),
         }
