@@ -7,8 +7,8 @@
 use super::strategy::MigrationStrategy;
 use crate::builtin::{EntrySpec, entry};
 use crate::codec::ObjectCodec;
-use crate::status::ApiError;
 use crate::registry::{ResourceEntry, Scope};
+use crate::status::ApiError;
 use crate::table::{Column, ColumnTable, name_column};
 use serde_json::Value;
 use std::sync::Arc;
