@@ -145,6 +145,35 @@ fn codecs(c: &mut Criterion<CpuTime>) {
     group.finish();
 }
 
+/// Where YAML decode time goes: the parser's events alone, YAML to a JSON value
+/// (parser + serde-saphyr's value building), and the value written as JSON text (the JSON
+/// decode that follows is the json/decode row).
+fn yaml_stages(c: &mut Criterion<CpuTime>) {
+    use kapi_machinery::serializer::yaml::yaml_to_value;
+    use serde_saphyr::granit_parser::Parser;
+    let s = scheme();
+    let yaml = YamlSerializer::new(s, false)
+        .encode_to_vec(&list())
+        .unwrap();
+    let text = std::str::from_utf8(&yaml).unwrap();
+    let mut group = c.benchmark_group("yaml-stages");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(3));
+    group.throughput(Throughput::Bytes(yaml.len() as u64));
+    group.bench_function("parser-events/list1000", |b| {
+        b.iter(|| Parser::new_from_str(black_box(text)).count())
+    });
+    group.bench_function("to-value/list1000", |b| {
+        b.iter(|| yaml_to_value(black_box(&yaml)).unwrap())
+    });
+    let value = yaml_to_value(&yaml).unwrap();
+    group.bench_function("value-to-json/list1000", |b| {
+        b.iter(|| serde_json::to_vec(black_box(&value)).unwrap())
+    });
+    group.finish();
+}
+
 fn conversion(c: &mut Criterion<CpuTime>) {
     let s: Arc<kapi_machinery::runtime::Scheme> = scheme();
     let v1 = WidgetV1 {
@@ -164,6 +193,6 @@ fn conversion(c: &mut Criterion<CpuTime>) {
 criterion_group! {
     name = benches;
     config = Criterion::default().with_measurement(CpuTime);
-    targets = codecs, conversion
+    targets = codecs, yaml_stages, conversion
 }
 criterion_main!(benches);

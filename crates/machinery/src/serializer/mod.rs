@@ -17,6 +17,7 @@ pub mod streaming;
 pub mod versioning;
 pub mod watch;
 pub mod yaml;
+mod yaml_fast;
 
 pub use codec_factory::{
     CodecFactory, SerializerInfo, StreamSerializerInfo, WithoutConversionCodecFactory,

@@ -3,6 +3,7 @@
 //! integers. Depth is capped so hostile nesting errors instead of overflowing the stack.
 
 use super::json::decode_json_with_rules;
+use super::yaml_fast::fast_yaml_to_value;
 use super::{Decoder, Encoder};
 use crate::runtime::{Decoded, Error, Object, Result, Scheme};
 use crate::schema::GroupVersionKind;
@@ -32,6 +33,22 @@ fn yaml_error(e: serde_saphyr::Error) -> Error {
 /// The first YAML document as a JSON value; later documents are ignored (R2.12). Repeated
 /// keys pass through to the JSON map, where the last one wins.
 pub fn yaml_to_value(data: &[u8]) -> Result<serde_json::Value> {
+    if let Ok(text) = std::str::from_utf8(data)
+        && let Some(value) = fast_yaml_to_value(text, MAX_DEPTH, &resolve_plain_scalar)
+    {
+        return Ok(value);
+    }
+    general_yaml_to_value(data)
+}
+
+/// A plain scalar's value by the general path's rules (it is read as a document of its
+/// own); `None` if that is an error.
+fn resolve_plain_scalar(text: &str) -> Option<serde_json::Value> {
+    general_yaml_to_value(text.as_bytes()).ok()
+}
+
+/// [`yaml_to_value`] through serde-saphyr alone.
+fn general_yaml_to_value(data: &[u8]) -> Result<serde_json::Value> {
     let docs: Vec<serde_json::Value> = serde_saphyr::from_slice_multiple_with_options(
         data,
         parse_options(DuplicateKeyPolicy::PassThrough),
@@ -231,5 +248,69 @@ impl Decoder for YamlSerializer {
             self.strict,
             extra,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Documents the fast path reads itself or through per-scalar resolution.
+    const CORPUS: &[&str] = &[
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: {app: web}\ndata:\n  a: one two\n",
+        "a: yes\nb: No\nc: on\nd: OFF\ne: y\nf: True\ng: NULL\nh: ~\ni:\nj: null\n",
+        "a: 0755\nb: 1_000\nc: 0x1F\nd: -3\ne: +4\nf: 1.5\ng: 1e3\nh: .inf\ni: -.Inf\nj: .nan\n",
+        "a: 0\nb: 123456789012345678\nc: 12345678901234567890\nd: 2026-11-29T16:06:12Z\ne: 2026-11-29\n",
+        "a: 190:20:30\nb: 1:2\nc: 0b101\nd: 0o17\ne: 08\nf: '5'\ng: \"x\\ty\"\n",
+        "list:\n- a\n- 1\n- [b, 2, {c: d}]\n- |\n  literal\n  text\n- >\n  folded\n  text\n",
+        "'quoted key': 1\n\"dq\": 2\nplain: 3\n",
+        "a: x\na: y\n",
+        "a: über\nb: ünïcödé text\n",
+        "a: multi\n  line plain\n",
+        "a: -\nb: .\nc: +\n",
+        "{}",
+        "[]",
+        "just a string",
+        "42",
+    ];
+
+    fn both_paths(
+        doc: &str,
+    ) -> (
+        std::result::Result<serde_json::Value, String>,
+        std::result::Result<serde_json::Value, String>,
+    ) {
+        let text = |r: Result<serde_json::Value>| r.map_err(|e| e.to_string());
+        (
+            text(yaml_to_value(doc.as_bytes())),
+            text(general_yaml_to_value(doc.as_bytes())),
+        )
+    }
+
+    #[test]
+    fn fast_path_gives_the_general_paths_values_and_errors() {
+        for doc in CORPUS {
+            let (fast, general) = both_paths(doc);
+            assert_eq!(fast, general, "{doc}");
+        }
+    }
+
+    #[test]
+    fn fast_path_reads_plain_api_objects_itself() {
+        assert!(fast_yaml_to_value(CORPUS[0], MAX_DEPTH, &|_| None).is_some());
+    }
+
+    #[test]
+    fn keys_the_fast_path_leaves_alone_decode_as_before() {
+        for doc in [
+            "yes: 1\nno: 2\n",
+            "1: a\n",
+            "~: a\n",
+            "true: x\n",
+            "<<: {a: 1}\n",
+        ] {
+            let (fast, general) = both_paths(doc);
+            assert_eq!(fast, general, "{doc}");
+        }
     }
 }
