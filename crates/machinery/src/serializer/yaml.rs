@@ -266,6 +266,7 @@ mod tests {
         "'quoted key': 1\n\"dq\": 2\nplain: 3\n",
         "a: x\na: y\n",
         "a: über\nb: ünïcödé text\n",
+        "a: inf\nb: nan\nc: Infinity\nd: NaN\ne: e5\nf: x1\n",
         "a: multi\n  line plain\n",
         "a: -\nb: .\nc: +\n",
         "{}",

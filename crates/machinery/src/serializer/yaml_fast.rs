@@ -219,6 +219,11 @@ mod tests {
     }
 
     #[test]
+    fn repeated_key_keeps_the_last_value() {
+        assert_eq!(fast("a: p\na: q\n"), Some(serde_json::json!({"a": "q"})));
+    }
+
+    #[test]
     fn nesting_near_the_limit_goes_to_the_general_path() {
         let deep = format!("{}1{}", "[".repeat(70), "]".repeat(70));
         assert_eq!(fast(&deep), None);
