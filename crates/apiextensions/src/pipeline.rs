@@ -239,8 +239,7 @@ impl CustomResourceSchemas {
             return None;
         }
         let schema = &self.versions.get(version)?.structural;
-        let api_version = self.group_version(version);
-        crate::stored_read::unchanged_read(bytes, schema, &api_version)
+        crate::stored_read::unchanged_read(bytes, schema, &self.group, version)
     }
 
     /// [`Self::from_storage`] for many objects, converted in one converter call (a list).

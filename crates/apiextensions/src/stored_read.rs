@@ -43,12 +43,13 @@ impl ResourceVersionSlot {
     }
 }
 
-/// The slot for `resourceVersion` when `bytes`, stored at `api_version`, read back with
+/// The slot for `resourceVersion` when `bytes`, stored at `group/version`, read back with
 /// `schema` unchanged; `None` when that is not proven.
 pub(crate) fn unchanged_read(
     bytes: &[u8],
     schema: &Structural,
-    api_version: &str,
+    group: &str,
+    version: &str,
 ) -> Option<ResourceVersionSlot> {
     if schema.embedded_resource || schema.contains_embedded_resource() {
         return None;
@@ -61,13 +62,15 @@ pub(crate) fn unchanged_read(
     {
         return None;
     }
-    let mut s = Scan::new(bytes);
+    let mut s = Scan::new(bytes)?;
     let mut slot = None;
     let mut saw_api_version = false;
     let mut root = |s: &mut Scan<'_>, key: &str| match key {
         "apiVersion" => {
             saw_api_version = true;
-            (s.plain_string()? == api_version).then_some(())
+            let av = s.plain_string()?;
+            let v = av.strip_prefix(group).and_then(|r| r.strip_prefix('/'));
+            (v == Some(version)).then_some(())
         }
         "kind" => s.string().map(|_| ()),
         _ => {
@@ -118,20 +121,28 @@ fn object_node<'a>(
     if sc.preserve_unknown_fields || sc.embedded_resource {
         return None;
     }
-    let mut defaults = sc
-        .properties
-        .iter()
-        .filter(|(_, p)| sc.defaults_below && p.default.is_some())
-        .peekable();
+    let defaulted = |p: &Structural| sc.defaults_below && p.default.is_some();
+    let additional = match &sc.additional_properties {
+        Some(AdditionalProperties::Schema(ap)) => Some(&**ap),
+        _ => None,
+    };
+    // Keys ascend in the same order as the properties: walk both together.
+    let mut props = sc.properties.iter().peekable();
     s.object(|s, key, _| {
-        // Keys ascend, so a defaulted property sorting before this key is missing.
-        if let Some((name, _)) = defaults.peek() {
+        let mut prop = None;
+        while let Some((name, p)) = props.peek() {
             match name.as_bytes().cmp(key.as_bytes()) {
-                Ordering::Less => return None,
-                Ordering::Equal => {
-                    defaults.next();
+                // A property sorting before this key is absent: defaulting would add it.
+                Ordering::Less if defaulted(p) => return None,
+                Ordering::Less => {
+                    props.next();
                 }
-                Ordering::Greater => {}
+                Ordering::Equal => {
+                    prop = Some(*p);
+                    props.next();
+                    break;
+                }
+                Ordering::Greater => break,
             }
         }
         if let Some(meta) = root.as_mut()
@@ -139,13 +150,12 @@ fn object_node<'a>(
         {
             return meta(s, key);
         }
-        match (sc.properties.get(key), &sc.additional_properties) {
-            (Some(p), _) => node(s, Some(p)),
-            (None, Some(AdditionalProperties::Schema(ap))) => node(s, Some(ap)),
-            _ => None,
+        match prop.or(additional) {
+            Some(p) => node(s, Some(p)),
+            None => None,
         }
     })?;
-    defaults.peek().is_none().then_some(())
+    props.all(|(_, p)| !defaulted(p)).then_some(())
 }
 
 /// The root `metadata` as ObjectMeta coercion leaves it unchanged (R6.4, R6.6): only known

@@ -8,14 +8,20 @@ use chrono::{DateTime, SecondsFormat};
 
 /// A position in the bytes being scanned.
 pub(crate) struct Scan<'a> {
+    doc: &'a str,
     b: &'a [u8],
     i: usize,
 }
 
 impl<'a> Scan<'a> {
-    /// A scanner at the start of `b`.
-    pub(crate) fn new(b: &'a [u8]) -> Self {
-        Self { b, i: 0 }
+    /// A scanner at the start of `b`; `None` unless `b` is UTF-8 without control characters
+    /// (serde_json escapes them inside strings and writes no whitespace outside).
+    pub(crate) fn new(b: &'a [u8]) -> Option<Self> {
+        if b.iter().any(|&c| c < 0x20) {
+            return None;
+        }
+        let doc = std::str::from_utf8(b).ok()?;
+        Some(Self { doc, b, i: 0 })
     }
 
     /// The offset of the next byte.
@@ -47,16 +53,18 @@ impl<'a> Scan<'a> {
         self.eat(b'"')?;
         let start = self.i;
         loop {
-            match self.peek()? {
-                b'"' => break,
-                b'\\' => self.escape()?,
-                0x00..=0x1f => return None,
-                _ => self.i += 1,
+            // Control characters were refused up front.
+            let rest = self.b.get(self.i..)?;
+            self.i += rest.iter().position(|&c| c == b'"' || c == b'\\')?;
+            if self.b[self.i] == b'"' {
+                break;
             }
+            self.escape()?;
         }
-        let raw = &self.b[start..self.i];
+        // Both ends are ASCII quotes, so char boundaries of the UTF-8 document.
+        let raw = self.doc.get(start..self.i)?;
         self.i += 1;
-        std::str::from_utf8(raw).ok()
+        Some(raw)
     }
 
     /// One escape sequence, accepted only in the form serde_json writes: the short forms
@@ -263,7 +271,9 @@ mod tests {
     use super::*;
 
     fn verbatim_ok(json: &str) -> bool {
-        let mut s = Scan::new(json.as_bytes());
+        let Some(mut s) = Scan::new(json.as_bytes()) else {
+            return false;
+        };
         s.verbatim().is_some() && s.at_end()
     }
 
