@@ -17,6 +17,18 @@ use std::sync::{Arc, RwLock};
 type Factory = fn() -> Box<dyn Object>;
 pub(super) type DefaultFn = Arc<dyn Fn(&mut dyn Object) + Send + Sync>;
 pub(super) type ConvertFn = Arc<dyn Fn(Box<dyn Object>) -> Result<Box<dyn Object>> + Send + Sync>;
+/// A conversion taking `A` by value (kept behind `dyn Any` as the second half of hub routes,
+/// so that the hub value never needs a box of its own).
+pub(super) type TypedConsumer<A> = Arc<dyn Fn(A) -> Result<Box<dyn Object>> + Send + Sync>;
+/// A type-erased [`TypedConsumer`].
+pub(super) type AnyConsumer = Arc<dyn std::any::Any + Send + Sync>;
+/// The first half of a hub route: converts the boxed input to the hub and hands the hub, by
+/// value, to the second half (a `TypedConsumer<Hub>` behind `dyn Any`).
+pub(super) type HubFirst = Arc<
+    dyn Fn(Box<dyn Object>, &(dyn std::any::Any + Send + Sync)) -> Result<Box<dyn Object>>
+        + Send
+        + Sync,
+>;
 type FieldLabelFn = Arc<dyn Fn(&str, &str) -> Result<(String, String)> + Send + Sync>;
 
 /// A resolved conversion path between two types (cached in `Scheme::routes`).
@@ -24,8 +36,8 @@ type FieldLabelFn = Arc<dyn Fn(&str, &str) -> Result<(String, String)> + Send + 
 pub(super) enum Route {
     /// A registered pairwise function.
     Direct(ConvertFn),
-    /// Through the group's internal (hub) type.
-    Hub(ConvertFn, ConvertFn),
+    /// Through the group's internal (hub) type: the first half, then the second.
+    Hub(HubFirst, AnyConsumer),
     /// No conversion known.
     Unknown,
 }
@@ -56,6 +68,10 @@ pub struct Scheme {
     defaulters: FastMap<TypeId, DefaultFn>,
     field_label_fns: FastMap<GroupVersionKind, FieldLabelFn>,
     pub(super) conversions: FastMap<(TypeId, TypeId), ConvertFn>,
+    /// Per registered `(A, B)`: the function as a `TypedConsumer<A>`.
+    pub(super) consumers: FastMap<(TypeId, TypeId), AnyConsumer>,
+    /// Per registered `(A, B)`: the function as the first half of a route through `B`.
+    pub(super) hub_firsts: FastMap<(TypeId, TypeId), HubFirst>,
     /// How `(from, to)` converts, filled on first use; cleared by every registration.
     pub(super) routes: RwLock<FastMap<(TypeId, TypeId), Route>>,
     /// How a type converts to a group version, filled on first use; cleared with `routes`.
@@ -90,6 +106,8 @@ impl Scheme {
             defaulters: FastMap::default(),
             field_label_fns: FastMap::default(),
             conversions: FastMap::default(),
+            consumers: FastMap::default(),
+            hub_firsts: FastMap::default(),
             routes: RwLock::default(),
             plans: RwLock::default(),
             version_priority: HashMap::new(),

@@ -4,7 +4,7 @@
 
 use super::error::{Error, Result};
 use super::object::{Object, downcast};
-use super::scheme::{ConvertFn, Route, Scheme, TargetPlan};
+use super::scheme::{AnyConsumer, ConvertFn, HubFirst, Route, Scheme, TargetPlan, TypedConsumer};
 use super::unstructured::{Unstructured, UnstructuredList};
 use crate::schema::{GroupVersion, GroupVersionKind, GroupVersioner, INTERNAL_VERSION};
 use std::any::{Any, TypeId};
@@ -26,26 +26,36 @@ impl Scheme {
         &mut self,
         f: impl Fn(A) -> Result<B> + Send + Sync + 'static,
     ) {
+        let f = Arc::new(f);
+        let key = (TypeId::of::<A>(), TypeId::of::<B>());
+        let g = f.clone();
         let erased: ConvertFn = Arc::new(move |input: Box<dyn Object>| {
-            let a = downcast::<A>(input).map_err(|o| {
-                Error::Conversion(format!("conversion function got a {}", o.type_name()))
-            })?;
-            Ok(Box::new(f(*a)?) as Box<dyn Object>)
+            Ok(Box::new(g(take::<A>(input)?)?) as Box<dyn Object>)
         });
-        self.conversions
-            .insert((TypeId::of::<A>(), TypeId::of::<B>()), erased);
+        let g = f.clone();
+        let consumer: TypedConsumer<A> =
+            Arc::new(move |a: A| Ok(Box::new(g(a)?) as Box<dyn Object>));
+        let first: HubFirst = Arc::new(move |input, second| {
+            let second = second
+                .downcast_ref::<TypedConsumer<B>>()
+                .ok_or_else(|| Error::Conversion("hub route of mismatched types".into()))?;
+            second(f(take::<A>(input)?)?)
+        });
+        self.conversions.insert(key, erased);
+        self.consumers.insert(key, Arc::new(consumer));
+        self.hub_firsts.insert(key, first);
         self.clear_routes();
     }
 
     /// The path through the hub of `to`'s group, when both halves are registered.
-    fn hub_path(&self, from: TypeId, to: TypeId) -> Option<(ConvertFn, ConvertFn)> {
+    fn hub_path(&self, from: TypeId, to: TypeId) -> Option<(HubFirst, AnyConsumer)> {
         let gvks = self.type_to_gvks.get(&to)?;
         gvks.iter().find_map(|gvk| {
             let hub_gvk =
                 GroupVersionKind::new(gvk.group.clone(), INTERNAL_VERSION, gvk.kind.clone());
             let hub = self.gvk_to_type.get(&hub_gvk)?;
-            let first = self.conversions.get(&(from, *hub))?;
-            let second = self.conversions.get(&(*hub, to))?;
+            let first = self.hub_firsts.get(&(from, *hub))?;
+            let second = self.consumers.get(&(*hub, to))?;
             Some((first.clone(), second.clone()))
         })
     }
@@ -269,6 +279,13 @@ impl Scheme {
     }
 }
 
+/// The boxed input of a conversion function, moved out of its box.
+fn take<A: Object>(input: Box<dyn Object>) -> Result<A> {
+    downcast::<A>(input)
+        .map(|a| *a)
+        .map_err(|o| Error::Conversion(format!("conversion function got a {}", o.type_name())))
+}
+
 /// Runs a resolved route on `input`; `to_name` names the target type in the error.
 fn run_route(
     input: Box<dyn Object>,
@@ -277,7 +294,7 @@ fn run_route(
 ) -> Result<Box<dyn Object>> {
     match route {
         Route::Direct(f) => f(input),
-        Route::Hub(first, second) => second(first(input)?),
+        Route::Hub(first, second) => first(input, &**second),
         Route::Unknown => Err(Error::Conversion(format!(
             "converting ({}) to ({}): unknown conversion",
             input.type_name(),
