@@ -7,7 +7,7 @@
 //! non-canonical metadata value, ...) answers `None` and the caller decodes as before.
 //! Soundness is pinned by tests comparing it with [`crate::CustomResourceSchemas::from_storage`].
 
-use crate::stored_scan::Scan;
+use crate::stored_scan::{Scan, cmp_bytes, precedes};
 use crate::structural::{AdditionalProperties, Structural};
 use std::cmp::Ordering;
 
@@ -131,7 +131,7 @@ fn object_node<'a>(
     s.object(|s, key, _| {
         let mut prop = None;
         while let Some((name, p)) = props.peek() {
-            match name.as_bytes().cmp(key.as_bytes()) {
+            match cmp_bytes(name.as_bytes(), key.as_bytes()) {
                 // A property sorting before this key is absent: defaulting would add it.
                 Ordering::Less if defaulted(p) => return None,
                 Ordering::Less => {
@@ -168,7 +168,7 @@ fn metadata(s: &mut Scan<'_>) -> Option<ResourceVersionSlot> {
     let mut any = false;
     s.object(|s, key, key_start| {
         any = true;
-        if slot.is_none() && key > "resourceVersion" {
+        if slot.is_none() && precedes("resourceVersion", key) {
             slot = Some(ResourceVersionSlot {
                 offset: key_start,
                 comma_before: false,

@@ -11,6 +11,8 @@ pub(crate) struct Scan<'a> {
     doc: &'a str,
     b: &'a [u8],
     i: usize,
+    /// The last time proven normalized (an object's times are mostly one and the same).
+    last_time: Option<&'a str>,
 }
 
 impl<'a> Scan<'a> {
@@ -21,7 +23,12 @@ impl<'a> Scan<'a> {
             return None;
         }
         let doc = std::str::from_utf8(b).ok()?;
-        Some(Self { doc, b, i: 0 })
+        Some(Self {
+            doc,
+            b,
+            i: 0,
+            last_time: None,
+        })
     }
 
     /// The offset of the next byte.
@@ -50,21 +57,29 @@ impl<'a> Scan<'a> {
 
     /// A string as serde_json writes it; returns its raw (still escaped) contents.
     pub(crate) fn string(&mut self) -> Option<&'a str> {
+        self.string_escaped().map(|(raw, _)| raw)
+    }
+
+    /// A string as serde_json writes it: its raw contents and whether they hold an escape.
+    fn string_escaped(&mut self) -> Option<(&'a str, bool)> {
         self.eat(b'"')?;
         let start = self.i;
+        let mut escaped = false;
         loop {
             // Control characters were refused up front.
-            let rest = self.b.get(self.i..)?;
-            self.i += rest.iter().position(|&c| c == b'"' || c == b'\\')?;
-            if self.b[self.i] == b'"' {
-                break;
+            match *self.b.get(self.i)? {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    self.escape()?;
+                }
+                _ => self.i += 1,
             }
-            self.escape()?;
         }
         // Both ends are ASCII quotes, so char boundaries of the UTF-8 document.
         let raw = self.doc.get(start..self.i)?;
         self.i += 1;
-        Some(raw)
+        Some((raw, escaped))
     }
 
     /// One escape sequence, accepted only in the form serde_json writes: the short forms
@@ -95,8 +110,8 @@ impl<'a> Scan<'a> {
 
     /// A string without escapes (keys, times, apiVersion): its text.
     pub(crate) fn plain_string(&mut self) -> Option<&'a str> {
-        let s = self.string()?;
-        (!s.contains('\\')).then_some(s)
+        let (s, escaped) = self.string_escaped()?;
+        (!escaped).then_some(s)
     }
 
     /// A non-empty string (metadata fields Go drops when empty).
@@ -107,11 +122,16 @@ impl<'a> Scan<'a> {
     /// An RFC 3339 time exactly as metadata normalization prints it (UTC, seconds, `Z`).
     pub(crate) fn time(&mut self) -> Option<()> {
         let s = self.plain_string()?;
+        if self.last_time == Some(s) {
+            return Some(());
+        }
         let t = DateTime::parse_from_rfc3339(s).ok()?;
         (t.with_timezone(&chrono::Utc)
             .to_rfc3339_opts(SecondsFormat::Secs, true)
             == s)
-            .then_some(())
+            .then_some(())?;
+        self.last_time = Some(s);
+        Some(())
     }
 
     fn number_token(&mut self) -> Option<&'a [u8]> {
@@ -187,7 +207,7 @@ impl<'a> Scan<'a> {
         loop {
             let key_start = self.i;
             let key = self.plain_string()?;
-            if last.is_some_and(|l| l.as_bytes() >= key.as_bytes()) {
+            if last.is_some_and(|l| !precedes(l, key)) {
                 return None;
             }
             last = Some(key);
@@ -240,6 +260,22 @@ impl<'a> Scan<'a> {
         (self.b.get(self.i..self.i + 2)? != b"{}").then_some(())?;
         self.object(value)
     }
+}
+
+/// Whether `a` sorts strictly before `b` in byte order (a `BTreeMap<String, _>`'s order);
+/// an inline loop, as keys are short and differ early.
+pub(crate) fn precedes(a: &str, b: &str) -> bool {
+    cmp_bytes(a.as_bytes(), b.as_bytes()).is_lt()
+}
+
+/// Byte-order comparison of short strings without a library call.
+pub(crate) fn cmp_bytes(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
 }
 
 enum Int {

@@ -148,7 +148,7 @@ pub async fn collect(ctx: &Ctx, filter: &Filter) -> Result<(Vec<Value>, Value), 
 
 /// One listed object: decoded, or (unfiltered raw lists) the stored key-value.
 pub enum Item {
-    /// Stored bytes not decoded yet.
+    /// Stored bytes not decoded yet (the key is not kept).
     Raw(KeyValue),
     /// The object.
     Decoded(Value),
@@ -192,22 +192,26 @@ pub async fn collect_items(
             ctx.decode_many(&resp.kvs.iter().collect::<Vec<_>>())?
         }
         .into_iter();
-        for kv in &resp.kvs {
+        let page_len = resp.kvs.len() as i64;
+        let mut last_key = None;
+        // Stored values are moved into the items, not copied (a list can be megabytes).
+        for mut kv in resp.kvs {
             examined += 1;
-            start_after = Some(String::from_utf8_lossy(&kv.key).into_owned());
+            last_key = Some(std::mem::take(&mut kv.key));
             let item = match decoded.next() {
-                None => Item::Raw(kv.clone()),
+                None => Item::Raw(kv),
                 Some(obj) if filter.matches(ctx, &obj) => Item::Decoded(obj),
                 Some(_) => continue,
             };
-            {
-                items.push(item);
-                if limit > 0 && items.len() == limit {
-                    break;
-                }
+            items.push(item);
+            if limit > 0 && items.len() == limit {
+                break;
             }
         }
-        let more = resp.more || examined < resp.kvs.len() as i64;
+        if let Some(key) = last_key {
+            start_after = Some(String::from_utf8_lossy(&key).into_owned());
+        }
+        let more = resp.more || examined < page_len;
         if limit == 0 || !more || items.len() == limit {
             break (more, resp.count - examined);
         }
