@@ -12,8 +12,12 @@
 use serde_json::{Map, Number, Value};
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle};
 
-/// Node count beyond which the general path (and its budget error) takes over.
-const MAX_NODES: usize = 250_000;
+/// Node count beyond which the general path takes over: well below serde-saphyr's budget
+/// (250 000 nodes, 1 000 000 events), so that its budget errors stay the same.
+const MAX_NODES: usize = 200_000;
+
+/// Input size beyond which the general path takes over (its scalar-bytes budget is 64 MiB).
+const MAX_INPUT_BYTES: usize = 32 << 20;
 
 /// A collection being built.
 enum Frame {
@@ -28,7 +32,7 @@ pub(super) fn fast_yaml_to_value(
     max_depth: usize,
     resolve: &dyn Fn(&str) -> Option<Value>,
 ) -> Option<Value> {
-    if text.starts_with('\u{feff}') {
+    if text.starts_with('\u{feff}') || text.len() > MAX_INPUT_BYTES {
         return None;
     }
     let mut stack: Vec<Frame> = Vec::new();
