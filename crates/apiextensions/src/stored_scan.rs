@@ -66,6 +66,7 @@ impl<'a> Scan<'a> {
         let start = self.i;
         let mut escaped = false;
         loop {
+            self.skip_plain_words();
             // Control characters were refused up front.
             match *self.b.get(self.i)? {
                 b'"' => break,
@@ -80,6 +81,26 @@ impl<'a> Scan<'a> {
         let raw = self.doc.get(start..self.i)?;
         self.i += 1;
         Some((raw, escaped))
+    }
+
+    /// Skips eight bytes at a time while none of them is `"` or `\` (SWAR: a byte equal
+    /// to the wanted one becomes zero, and the lowest zero byte is found exactly).
+    fn skip_plain_words(&mut self) {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGHS: u64 = 0x8080_8080_8080_8080;
+        let zero_bytes = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+        while let Some(chunk) = self.b.get(self.i..self.i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let x = u64::from_le_bytes(word);
+            let hits = zero_bytes(x ^ (ONES * u64::from(b'"')))
+                | zero_bytes(x ^ (ONES * u64::from(b'\\')));
+            if hits != 0 {
+                self.i += (hits.trailing_zeros() / 8) as usize;
+                return;
+            }
+            self.i += 8;
+        }
     }
 
     /// One escape sequence, accepted only in the form serde_json writes: the short forms
@@ -322,6 +343,22 @@ mod tests {
         });
         let bytes = serde_json::to_string(&v).unwrap();
         assert!(verbatim_ok(&bytes), "{bytes}");
+    }
+
+    #[test]
+    fn finds_escapes_at_every_offset_of_long_strings() {
+        for n in 0..40 {
+            let text = format!(
+                "{}\"{}\\{}",
+                "a".repeat(n),
+                "é".repeat(n % 5),
+                "b".repeat(n)
+            );
+            let json = serde_json::to_string(&serde_json::json!({ "k": text })).unwrap();
+            assert!(verbatim_ok(&json), "{json}");
+            let bad = format!(r#"{{"k":"{}\/{}"}}"#, "a".repeat(n), "b".repeat(n));
+            assert!(!verbatim_ok(&bad), "{bad}");
+        }
     }
 
     #[test]
