@@ -19,7 +19,9 @@ impl<'a> Scan<'a> {
     /// A scanner at the start of `b`; `None` unless `b` is UTF-8 without control characters
     /// (serde_json escapes them inside strings and writes no whitespace outside).
     pub(crate) fn new(b: &'a [u8]) -> Option<Self> {
-        if b.iter().any(|&c| c < 0x20) {
+        // Branch-free per chunk so that it vectorizes (an early-exit `any` does not).
+        let control = |chunk: &[u8]| chunk.iter().fold(false, |acc, &c| acc | (c < 0x20));
+        if b.chunks(64).any(control) {
             return None;
         }
         let doc = std::str::from_utf8(b).ok()?;
@@ -380,6 +382,7 @@ mod tests {
             r#"{"a":"\/"}"#,
             r#"{"a":"\u001F"}"#,
             r#"{"a":"\u000a"}"#,
+            "{\"a\":\"raw \u{1} control\"}",
         ] {
             assert!(!verbatim_ok(json), "{json}");
         }
