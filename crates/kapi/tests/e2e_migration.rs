@@ -522,3 +522,49 @@ async fn migrations_are_served_at_v1_preferred_and_v1beta1_r7_7() {
         "storageversionmigration.storagemigration.k8s.io/both"
     );
 }
+
+#[tokio::test]
+async fn an_expired_continue_token_gets_a_410_with_a_token_to_go_on_at_the_latest_revision_r7_4() {
+    let kapi = Kapi::start_with(&["--etcd-compaction-interval", "1s"]).await;
+    let cms = "/api/v1/namespaces/default/configmaps";
+    let create = |name: String| {
+        let body =
+            format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}"}}}}"#);
+        send("POST", cms, "application/json", &body)
+    };
+    for i in 0..5 {
+        assert_eq!(kapi.raw(create(format!("c{i}"))).await.0, 201);
+    }
+    let (s, _, body) = kapi.raw(get(&format!("{cms}?limit=2"))).await;
+    assert_eq!(s, 200);
+    let token = json(&body)["metadata"]["continue"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(kapi.raw(create("c9".into())).await.0, 201);
+    // Two compaction intervals: the first page's revision is compacted away.
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    let (s, _, body) = kapi
+        .raw(get(&format!("{cms}?limit=2&continue={token}")))
+        .await;
+    assert_eq!(s, 410, "{}", String::from_utf8_lossy(&body));
+    let status = json(&body);
+    assert_eq!(status["reason"], "Expired");
+    assert!(
+        status["message"].as_str().unwrap().starts_with(
+            "The provided continue parameter is too old to display a consistent list result."
+        ),
+        "{status}"
+    );
+    let go_on = status["metadata"]["continue"].as_str().unwrap().to_owned();
+    let (s, _, body) = kapi.raw(get(&format!("{cms}?continue={go_on}"))).await;
+    assert_eq!(s, 200, "{}", String::from_utf8_lossy(&body));
+    let names: Vec<String> = json(&body)["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    // The rest after c1, read at the latest revision: c9, written after the first page, too.
+    assert_eq!(names, ["c2", "c3", "c4", "c9"]);
+}

@@ -325,6 +325,7 @@ fn conflict_error(
             causes,
             ..StatusDetails::default()
         })),
+        list_continue: String::new(),
     }
 }
 

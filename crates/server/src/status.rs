@@ -55,6 +55,9 @@ pub struct ApiError {
     pub message: String,
     /// `details`, if any.
     pub details: Option<Box<StatusDetails>>,
+    /// `metadata.continue`: the token to go on listing with after an expired continue
+    /// token (R7.4); empty for none.
+    pub list_continue: String,
 }
 
 /// `<resource>.<group>`, or `<resource>` for the core group (as in Kubernetes messages).
@@ -82,6 +85,7 @@ impl ApiError {
             reason,
             message: message.into(),
             details: None,
+            list_continue: String::new(),
         }
     }
 
@@ -256,13 +260,16 @@ impl ApiError {
     /// The Status object as JSON, in the field order of Go's `metav1.Status`.
     pub fn to_json(&self) -> Vec<u8> {
         #[derive(Serialize)]
-        struct Meta {}
+        struct Meta<'a> {
+            #[serde(rename = "continue", skip_serializing_if = "str::is_empty")]
+            list_continue: &'a str,
+        }
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Wire<'a> {
             kind: &'static str,
             api_version: &'static str,
-            metadata: Meta,
+            metadata: Meta<'a>,
             status: &'static str,
             #[serde(skip_serializing_if = "str::is_empty")]
             message: &'a str,
@@ -275,7 +282,9 @@ impl ApiError {
         let wire = Wire {
             kind: "Status",
             api_version: "v1",
-            metadata: Meta {},
+            metadata: Meta {
+                list_continue: &self.list_continue,
+            },
             status: "Failure",
             message: &self.message,
             reason: self.reason,

@@ -206,6 +206,7 @@ fn pipeline_error(e: PipelineError) -> ApiError {
             reason: "",
             message: w.to_string(),
             details: None,
+            list_continue: String::new(),
         },
         other => ApiError::internal(other),
     }

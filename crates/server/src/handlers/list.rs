@@ -74,6 +74,9 @@ impl Filter {
 }
 
 /// Encodes a continue token (revision + last key relative to the collection prefix).
+/// The revision of an "inconsistent continue" token: list on at the latest revision.
+const INCONSISTENT: i64 = -1;
+
 fn encode_continue(revision: i64, start: &str) -> String {
     let token = json!({"v": "meta.k8s.io/v1", "rv": revision, "start": start});
     base64::engine::general_purpose::URL_SAFE.encode(token.to_string())
@@ -100,6 +103,10 @@ async fn read_point(ctx: &Ctx, prefix: &str) -> Result<(Option<i64>, Option<Stri
             ));
         }
         let (rev, start) = decode_continue(token)?;
+        if rev == INCONSISTENT {
+            // The token of an expired-continue Status: go on at the latest revision (R7.4).
+            return Ok((None, Some(format!("{prefix}{start}"))));
+        }
         // Nothing was written since the first page: the latest state is that revision, and
         // reading it is cheaper than reading history.
         let current = ctx.state.store.current_revision().await.ok();
@@ -230,10 +237,17 @@ pub async fn collect_items(
 }
 
 fn continue_error(ctx: &Ctx, e: kapi_storage::StoreError) -> ApiError {
-    if e.is_compacted() && ctx.query.get("continue").is_some() {
-        return ApiError::expired(
+    if e.is_compacted()
+        && let Some(token) = ctx.query.get("continue")
+    {
+        let mut err = ApiError::expired(
             "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
         );
+        // Where the expired token stopped, at the latest revision from now on (R7.4).
+        if let Ok((_, start)) = decode_continue(token) {
+            err.list_continue = encode_continue(INCONSISTENT, &start);
+        }
+        return err;
     }
     if e.is_compacted() {
         return ApiError::expired("The resourceVersion for the provided list is too old.");

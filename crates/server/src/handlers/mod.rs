@@ -112,6 +112,7 @@ impl Ctx {
                 reason: "Timeout",
                 message: format!("Too large resource version: {requested}, current: {current}"),
                 details: None,
+                list_continue: String::new(),
             },
             StoreError::Unavailable(m) => ApiError::unavailable(m),
             other => ApiError::internal(other),

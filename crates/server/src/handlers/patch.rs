@@ -105,6 +105,7 @@ pub(super) fn apply_patch(
                 reason: "Invalid",
                 message: e.to_string(),
                 details: None,
+                list_continue: String::new(),
             })?;
         }
         PatchType::Merge => json_patch::merge(&mut doc, patch),
