@@ -6,12 +6,14 @@ mod e2e_support;
 
 mod e2e_crd_support;
 
+mod e2e_migration_support;
+
 use e2e_crd_support::*;
+use e2e_migration_support::{COUNTS, MIGRATIONS, condition, create_migration, version_counts};
 use e2e_support::{Kapi, json};
 use kapi_testsupport::etcd::EtcdProcess;
 use kapi_testsupport::widget_webhook::WidgetWebhook;
 
-const COUNTS: &str = "/apis/kapi.dev/v1alpha1/storageversions";
 const N: usize = 200;
 
 async fn create_widgets(kapi: &Kapi, n: usize) {
@@ -28,19 +30,7 @@ async fn create_widgets(kapi: &Kapi, n: usize) {
 
 /// (objects at v1alpha1, objects at v1beta1, objects not in the storage version).
 async fn counts(kapi: &Kapi) -> (u64, u64, u64) {
-    let (s, _, body) = kapi.raw(get(&format!("{COUNTS}/{CRD}"))).await;
-    assert_eq!(s, 200, "{}", String::from_utf8_lossy(&body));
-    let obj = json(&body);
-    let at = |v: &str| {
-        obj["status"]["versions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["version"] == v)
-            .map_or(0, |x| x["objects"].as_u64().unwrap())
-    };
-    let rest = obj["status"]["notInStorageVersion"].as_u64().unwrap();
-    (at("v1alpha1"), at("v1beta1"), rest)
+    version_counts(kapi, CRD).await
 }
 
 /// Rewrites `name` through the v1beta1 endpoint (get, then put back).
@@ -106,13 +96,19 @@ async fn create_named(kapi: &Kapi, prefix: &str, n: usize) {
     }
 }
 
-#[tokio::test]
-async fn accounting_is_one_consistent_snapshot_while_two_kapis_on_etcd_write() {
+/// One etcd, two kapi on it, and the Widget CRD (v1alpha1 storage) served by both.
+async fn two_kapis_on_etcd() -> (EtcdProcess, Kapi, Kapi) {
     let etcd = EtcdProcess::start().await;
     let a = Kapi::start_with(&["--etcd-servers", &etcd.client_url]).await;
     let b = Kapi::start_with(&["--etcd-servers", &etcd.client_url]).await;
     apply_crd(&a, &widget_crd("v1alpha1", true, true));
     wait_status(&b, V1A1, 200).await;
+    (etcd, a, b)
+}
+
+#[tokio::test]
+async fn accounting_is_one_consistent_snapshot_while_two_kapis_on_etcd_write() {
+    let (_etcd, a, b) = two_kapis_on_etcd().await;
     let done = std::sync::atomic::AtomicBool::new(false);
     let reader = async {
         let mut snapshots = Vec::new();
@@ -148,35 +144,14 @@ async fn accounting_is_one_consistent_snapshot_while_two_kapis_on_etcd_write() {
     assert_eq!(alpha, 300);
 }
 
-const MIGRATIONS: &str = "/apis/storagemigration.k8s.io/v1beta1/storageversionmigrations";
-
 /// Creates a StorageVersionMigration of widgets.example.com named `name`.
 async fn start_migration(kapi: &Kapi, name: &str) {
-    let body = format!(
-        r#"{{"apiVersion":"storagemigration.k8s.io/v1beta1","kind":"StorageVersionMigration","metadata":{{"name":"{name}"}},"spec":{{"resource":{{"group":"example.com","resource":"widgets"}}}}}}"#
-    );
-    let (s, _, b) = kapi
-        .raw(send("POST", MIGRATIONS, "application/json", &body))
-        .await;
-    assert_eq!(s, 201, "{}", String::from_utf8_lossy(&b));
+    create_migration(kapi, name, "example.com", "widgets").await;
 }
 
 /// Polls the migration until it has a terminal condition; returns that condition's type.
 async fn wait_finished(kapi: &Kapi, name: &str) -> String {
-    for _ in 0..300 {
-        let (_, _, body) = kapi.raw(get(&format!("{MIGRATIONS}/{name}"))).await;
-        let obj = json(&body);
-        let done = obj["status"]["conditions"].as_array().and_then(|cs| {
-            cs.iter()
-                .find(|c| c["status"] == "True" && c["type"] != "Running")
-                .and_then(|c| c["type"].as_str().map(str::to_owned))
-        });
-        if let Some(t) = done {
-            return t;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    panic!("migration {name} did not finish");
+    e2e_migration_support::wait_finished(kapi, name).await.0
 }
 
 /// Creates `n` widgets named c… and sets spec.replicas of w0100..w0100+n, while a migration runs.
@@ -333,20 +308,10 @@ async fn migration_with_the_webhook_down_fails_and_leaves_objects_readable() {
     let mut webhook = WidgetWebhook::start();
     let kapi = webhook_kapi_switched(&webhook, 5).await;
     webhook.kill();
-    let body = r#"{"apiVersion":"storagemigration.k8s.io/v1beta1","kind":"StorageVersionMigration","metadata":{"name":"golden"},"spec":{"resource":{"group":"golden.example.com","resource":"widgets"}}}"#;
-    let (s, _, _) = kapi
-        .raw(send("POST", MIGRATIONS, "application/json", body))
-        .await;
-    assert_eq!(s, 201);
-    assert_eq!(wait_finished(&kapi, "golden").await, "Failed");
-    let (_, _, body) = kapi.raw(get(&format!("{MIGRATIONS}/golden"))).await;
-    let failed = json(&body)["status"]["conditions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["type"] == "Failed")
-        .cloned()
-        .unwrap();
+    create_migration(&kapi, "golden", "golden.example.com", "widgets").await;
+    let (outcome, svm) = e2e_migration_support::wait_finished(&kapi, "golden").await;
+    assert_eq!(outcome, "Failed");
+    let failed = condition(&svm, "Failed");
     assert!(
         failed["message"]
             .as_str()
@@ -361,11 +326,7 @@ async fn migration_with_the_webhook_down_fails_and_leaves_objects_readable() {
 
 #[tokio::test]
 async fn migration_on_etcd_with_a_writer_on_a_second_kapi_leaves_only_the_storage_version() {
-    let etcd = EtcdProcess::start().await;
-    let a = Kapi::start_with(&["--etcd-servers", &etcd.client_url]).await;
-    let b = Kapi::start_with(&["--etcd-servers", &etcd.client_url]).await;
-    apply_crd(&a, &widget_crd("v1alpha1", true, true));
-    wait_status(&b, V1A1, 200).await;
+    let (_etcd, a, b) = two_kapis_on_etcd().await;
     create_widgets(&a, N).await;
     apply_crd(&a, &widget_crd("v1beta1", true, true));
     // Wait until b writes in v1beta1 too (its registry follows the CRD watch).
@@ -437,21 +398,10 @@ async fn a_migration_spec_resource_is_immutable_r7_7() {
 #[tokio::test]
 async fn a_migration_of_a_resource_nobody_serves_fails_as_not_in_discovery_r7_8() {
     let kapi = widget_kapi().await;
-    let body = r#"{"apiVersion":"storagemigration.k8s.io/v1beta1","kind":"StorageVersionMigration","metadata":{"name":"nothing"},"spec":{"resource":{"group":"nowhere.example.com","resource":"things"}}}"#;
-    let (s, _, _) = kapi
-        .raw(send("POST", MIGRATIONS, "application/json", body))
-        .await;
-    assert_eq!(s, 201);
-    assert_eq!(wait_finished(&kapi, "nothing").await, "Failed");
-    let (_, _, body) = kapi.raw(get(&format!("{MIGRATIONS}/nothing"))).await;
-    let svm = json(&body);
-    let failed = svm["status"]["conditions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["type"] == "Failed")
-        .cloned()
-        .unwrap();
+    create_migration(&kapi, "nothing", "nowhere.example.com", "things").await;
+    let (outcome, svm) = e2e_migration_support::wait_finished(&kapi, "nothing").await;
+    assert_eq!(outcome, "Failed");
+    let failed = condition(&svm, "Failed");
     assert_eq!(failed["message"], "resource does not exist in discovery");
 }
 
@@ -462,11 +412,7 @@ async fn a_migration_of_a_built_in_resource_succeeds_leaving_its_objects_unchang
     let path = "/api/v1/namespaces/default/configmaps";
     let (s, _, created) = kapi.raw(send("POST", path, "application/json", cm)).await;
     assert_eq!(s, 201);
-    let body = r#"{"apiVersion":"storagemigration.k8s.io/v1beta1","kind":"StorageVersionMigration","metadata":{"name":"cms"},"spec":{"resource":{"group":"","resource":"configmaps"}}}"#;
-    let (s, _, _) = kapi
-        .raw(send("POST", MIGRATIONS, "application/json", body))
-        .await;
-    assert_eq!(s, 201);
+    create_migration(&kapi, "cms", "", "configmaps").await;
     assert_eq!(wait_finished(&kapi, "cms").await, "Succeeded");
     let (_, _, now) = kapi.raw(get(&format!("{path}/c"))).await;
     // Already in its only storage version: no write, the resourceVersion is unchanged (R7.5).

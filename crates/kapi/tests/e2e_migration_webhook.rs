@@ -6,6 +6,9 @@
 
 mod e2e_support;
 
+mod e2e_migration_support;
+
+use e2e_migration_support::{condition, create_migration, version_counts, wait_finished};
 use e2e_support::{Kapi, json, send_raw};
 use futures::StreamExt;
 use kapi_testsupport::etcd::EtcdProcess;
@@ -17,8 +20,6 @@ const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 const CRD: &str = "widgets.golden.example.com";
 const V1A1: &str = "/apis/golden.example.com/v1alpha1/namespaces/default/widgets";
 const V1B1: &str = "/apis/golden.example.com/v1beta1/namespaces/default/widgets";
-const MIGRATIONS: &str = "/apis/storagemigration.k8s.io/v1beta1/storageversionmigrations";
-const COUNTS: &str = "/apis/kapi.dev/v1alpha1/storageversions";
 /// Widgets stored at v1alpha1 before the migration.
 const N: usize = 2000;
 /// Widgets created, and widgets updated, by the writers during the migration.
@@ -112,47 +113,11 @@ async fn crd(kapi: &Kapi) -> Value {
 
 /// (objects stored at v1alpha1, at v1beta1, not in the storage version).
 async fn counts(kapi: &Kapi) -> (u64, u64, u64) {
-    let obj = expect(&kapi.client().await, get(&format!("{COUNTS}/{CRD}")), 200).await;
-    let at = |v: &str| {
-        obj["status"]["versions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["version"] == v)
-            .map_or(0, |x| x["objects"].as_u64().unwrap())
-    };
-    let rest = obj["status"]["notInStorageVersion"].as_u64().unwrap();
-    (at("v1alpha1"), at("v1beta1"), rest)
+    version_counts(kapi, CRD).await
 }
 
 async fn start_migration(kapi: &Kapi, name: &str) {
-    let body = format!(
-        r#"{{"apiVersion":"storagemigration.k8s.io/v1beta1","kind":"StorageVersionMigration","metadata":{{"name":"{name}"}},"spec":{{"resource":{{"group":"golden.example.com","resource":"widgets"}}}}}}"#
-    );
-    expect(
-        &kapi.client().await,
-        request("POST", MIGRATIONS, "application/json", &body),
-        201,
-    )
-    .await;
-}
-
-/// Polls the migration until a terminal condition is True; (its type, the migration).
-async fn wait_finished(kapi: &Kapi, name: &str) -> (String, Value) {
-    let client = kapi.client().await;
-    for _ in 0..1200 {
-        let svm = expect(&client, get(&format!("{MIGRATIONS}/{name}")), 200).await;
-        let done = svm["status"]["conditions"].as_array().and_then(|cs| {
-            cs.iter()
-                .find(|c| c["status"] == "True" && c["type"] != "Running")
-                .and_then(|c| c["type"].as_str().map(str::to_owned))
-        });
-        if let Some(t) = done {
-            return (t, svm);
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("migration {name} did not finish: {}", kapi.log());
+    create_migration(kapi, name, "golden.example.com", "widgets").await;
 }
 
 /// While a migration runs: creates Widgets `new0..WRITES` and sets spec.replicas = 7 on
@@ -250,21 +215,10 @@ async fn a_migration_records_its_start_revision_and_the_crd_storage_migrating_co
     assert_eq!(outcome, "Succeeded");
     let rv = svm["status"]["resourceVersion"].as_str().unwrap();
     assert!(rv.parse::<u64>().unwrap() > 0, "{svm}");
-    let running = svm["status"]["conditions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["type"] == "Running")
-        .unwrap();
+    let running = condition(&svm, "Running");
     assert_eq!(running["status"], "False", "{svm}");
     let crd = crd(&kapi).await;
-    let migrating = crd["status"]["conditions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["type"] == "StorageMigrating")
-        .cloned()
-        .unwrap_or_else(|| panic!("no StorageMigrating condition: {crd}"));
+    let migrating = condition(&crd, "StorageMigrating");
     assert_eq!(migrating["status"], "False");
     assert_eq!(migrating["reason"], "MigrationSucceeded");
     assert_eq!(
@@ -327,13 +281,7 @@ async fn a_webhook_dying_mid_migration_fails_it_losing_nothing_and_a_second_run_
     webhook.kill();
     let (outcome, svm) = wait_finished(&kapi, "first").await;
     assert_eq!(outcome, "Failed");
-    let failed = svm["status"]["conditions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["type"] == "Failed")
-        .cloned()
-        .unwrap();
+    let failed = condition(&svm, "Failed");
     assert_eq!(failed["reason"], "MigrationFailed");
     assert!(
         failed["message"]

@@ -95,6 +95,16 @@ async fn update(
     }
 }
 
+/// A `StorageMigrating=True` condition with `reason` and `message`.
+fn migrating<'a>(reason: &'a str, message: &'a str) -> Condition<'a> {
+    Condition {
+        kind: STORAGE_MIGRATING,
+        status: "True",
+        reason,
+        message,
+    }
+}
+
 /// Sets `StorageMigrating=True` (MigrationRunning) with the CRD's current generation.
 pub async fn mark_running(
     store: &dyn Store,
@@ -102,16 +112,9 @@ pub async fn mark_running(
     group: &str,
     resource: &str,
 ) -> Result<(), MigrationError> {
+    let cond = migrating("MigrationRunning", "The migration is running");
     update(store, registry, group, resource, |c| {
-        conditions::set(
-            &mut c.crd,
-            Condition {
-                kind: STORAGE_MIGRATING,
-                status: "True",
-                reason: "MigrationRunning",
-                message: "The migration is running",
-            },
-        );
+        conditions::set(&mut c.crd, cond)
     })
     .await
 }
@@ -123,16 +126,9 @@ pub async fn mark_failed(
     group: &str,
     resource: &str,
 ) -> Result<(), MigrationError> {
+    let cond = migrating("MigrationFailed", "The migration has failed");
     update(store, registry, group, resource, |c| {
-        conditions::set(
-            &mut c.crd,
-            Condition {
-                kind: STORAGE_MIGRATING,
-                status: "True",
-                reason: "MigrationFailed",
-                message: "The migration has failed",
-            },
-        );
+        conditions::set(&mut c.crd, cond)
     })
     .await
 }

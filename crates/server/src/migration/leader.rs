@@ -222,12 +222,31 @@ mod tests {
     use super::*;
     use kapi_storage::{EmbeddedConfig, EmbeddedStore};
 
-    fn registry() -> Registry {
+    /// Two candidates on one embedded store, and what they share.
+    struct Candidates {
+        _dir: tempfile::TempDir,
+        store: Arc<dyn Store>,
+        registry: Registry,
+        a: Elector,
+        b: Elector,
+    }
+
+    fn candidates(timing: LeaseTiming) -> Candidates {
+        let dir = tempfile::tempdir().unwrap();
+        let store: Arc<dyn Store> = EmbeddedStore::open(EmbeddedConfig::new(dir.path())).unwrap();
         let scheme = Arc::new(kapi_api::new_scheme().unwrap());
         let codecs = kapi_machinery::serializer::CodecFactory::new(scheme);
         let registry = Registry::new();
         registry.upsert(crate::builtin::scheme_entries("/registry", &codecs));
-        registry
+        let a = Elector::new(store.clone(), &registry, timing).unwrap();
+        let b = Elector::new(store.clone(), &registry, timing).unwrap();
+        Candidates {
+            _dir: dir,
+            store,
+            registry,
+            a,
+            b,
+        }
     }
 
     const FAST: LeaseTiming = LeaseTiming {
@@ -251,35 +270,29 @@ mod tests {
 
     #[tokio::test]
     async fn one_candidate_holds_the_lease_while_it_renews() {
-        let dir = tempfile::tempdir().unwrap();
-        let store: Arc<dyn Store> = EmbeddedStore::open(EmbeddedConfig::new(dir.path())).unwrap();
-        let registry = registry();
-        let a = Elector::new(store.clone(), &registry, FAST).unwrap();
-        let b = Elector::new(store.clone(), &registry, FAST).unwrap();
+        let c = candidates(FAST);
+        let (a, b) = (&c.a, &c.b);
         assert!(a.try_acquire_or_renew().await.unwrap());
         for _ in 0..10 {
             assert!(!b.try_acquire_or_renew().await.unwrap());
             tokio::time::sleep(Duration::from_millis(50)).await;
             assert!(a.try_acquire_or_renew().await.unwrap());
         }
-        let held = lease(store.as_ref(), &registry).await;
+        let held = lease(c.store.as_ref(), &c.registry).await;
         assert_eq!(held["spec"]["holderIdentity"], a.identity());
         assert_eq!(held["spec"]["leaseTransitions"], 0);
     }
 
     #[tokio::test]
     async fn a_lease_not_renewed_for_its_duration_is_taken_over() {
-        let dir = tempfile::tempdir().unwrap();
-        let store: Arc<dyn Store> = EmbeddedStore::open(EmbeddedConfig::new(dir.path())).unwrap();
-        let registry = registry();
-        let a = Elector::new(store.clone(), &registry, FAST).unwrap();
-        let b = Elector::new(store.clone(), &registry, FAST).unwrap();
+        let c = candidates(FAST);
+        let (a, b) = (&c.a, &c.b);
         assert!(a.try_acquire_or_renew().await.unwrap());
         assert!(!b.try_acquire_or_renew().await.unwrap());
         // a stops renewing (as if killed); b waits out the lease on its own clock.
         tokio::time::sleep(Duration::from_millis(1050)).await;
         assert!(b.try_acquire_or_renew().await.unwrap());
-        let held = lease(store.as_ref(), &registry).await;
+        let held = lease(c.store.as_ref(), &c.registry).await;
         assert_eq!(held["spec"]["holderIdentity"], b.identity());
         assert_eq!(held["spec"]["leaseTransitions"], 1);
         assert!(!a.try_acquire_or_renew().await.unwrap());
@@ -287,11 +300,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_released_lease_is_taken_at_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let store: Arc<dyn Store> = EmbeddedStore::open(EmbeddedConfig::new(dir.path())).unwrap();
-        let registry = registry();
-        let a = Elector::new(store.clone(), &registry, LeaseTiming::default()).unwrap();
-        let b = Elector::new(store.clone(), &registry, LeaseTiming::default()).unwrap();
+        let c = candidates(LeaseTiming::default());
+        let (a, b) = (&c.a, &c.b);
         assert!(a.try_acquire_or_renew().await.unwrap());
         a.release().await.unwrap();
         assert!(b.try_acquire_or_renew().await.unwrap());
@@ -299,11 +309,8 @@ mod tests {
 
     #[tokio::test]
     async fn hold_returns_when_another_candidate_takes_the_lease() {
-        let dir = tempfile::tempdir().unwrap();
-        let store: Arc<dyn Store> = EmbeddedStore::open(EmbeddedConfig::new(dir.path())).unwrap();
-        let registry = registry();
-        let a = Elector::new(store.clone(), &registry, FAST).unwrap();
-        let b = Elector::new(store.clone(), &registry, FAST).unwrap();
+        let c = candidates(FAST);
+        let (a, b) = (&c.a, &c.b);
         assert!(a.try_acquire_or_renew().await.unwrap());
         a.release().await.unwrap();
         assert!(b.try_acquire_or_renew().await.unwrap());
