@@ -5,6 +5,7 @@
 
 use kapi_api::apiextensions::v1::CustomResourceDefinition;
 use kapi_apiextensions::CustomResourceSchemas;
+use proptest::prelude::*;
 use serde_json::{Value, json};
 
 const RV: i64 = 31337;
@@ -323,4 +324,45 @@ fn managed_fields_with_list_map_keys_are_not_spliced() {
     let entry = json!({"fieldsV1": {"f:spec": {"f:objs": {"k:{\"k\":\"a\"}": {}}}}});
     let bytes = with_meta(json!({ "managedFields": [entry] }));
     assert!(!check(&review_schemas(), &bytes));
+}
+
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        1 => Just(Value::Null),
+        2 => any::<bool>().prop_map(Value::from),
+        2 => any::<i64>().prop_map(Value::from),
+        2 => any::<u64>().prop_map(Value::from),
+        3 => any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+        4 => "[a-z\"\\\\\n\u{0}\u{1f}\u{7f}\u{2028}é😀/]{0,5}".prop_map(Value::from),
+    ]
+}
+
+/// Values keyed with the review schema's own names at every level, so that defaults, maps,
+/// list items and unknown keys all meet.
+fn review_value() -> impl Strategy<Value = Value> {
+    let key = prop::sample::select(vec![
+        "n", "i", "s", "ios", "obj", "arr", "untyped", "nested", "objs", "map", "boolmap",
+        "parent", "child", "nul", "a", "k", "d", "v", "metadata", "name", "A", "é",
+    ]);
+    leaf().prop_recursive(4, 32, 5, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
+            prop::collection::btree_map(key.clone(), inner, 0..5).prop_map(|m| {
+                Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+            }),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn a_splice_of_any_spec_under_the_review_schema_equals_the_decoding_path(
+        spec in review_value(),
+        status in review_value(),
+    ) {
+        let s = review_schemas();
+        check(&s, &object(meta(), json!({"spec": spec, "status": status})));
+    }
 }
