@@ -127,6 +127,10 @@ fn flow_collections_read_like_the_general_path() {
 #[ignore = "divergence: a plain scalar starting with `--- ` is re-read as a document start"]
 fn plain_scalar_starting_with_a_document_marker_stays_text() {
     assert_same("a: --- x\n");
+    assert_same("- --- x\n");
+    assert_same("[--- x]\n");
+    assert_same("{a: --- x}\n");
+    assert_same("--- --- x\n");
 }
 
 #[test]
@@ -135,6 +139,10 @@ fn plain_scalar_that_is_a_document_marker_stays_text() {
     assert_same("a: ---\n");
     assert_same("a: ...\n");
     assert_same("a: --- #c\n");
+    assert_same("- ...\n");
+    assert_same("[---]\n");
+    assert_same("{a: ...}\n");
+    assert_same("--- ...\n");
 }
 
 #[test]
@@ -160,4 +168,168 @@ fn plain_null_word_keys_are_refused_like_the_general_path() {
     assert_same("null: a\n");
     assert_same("Null: a\n");
     assert_same("NULL: a\n");
+    assert_same("{null: a}\n");
+}
+
+/// Plain scalars the YAML 1.1 rules treat specially, or nearly so.
+const TRICKY_SCALARS: &[&str] = &[
+    "y",
+    "Y",
+    "yes",
+    "No",
+    "ON",
+    "oFF",
+    "true",
+    "False",
+    "nUll",
+    "~",
+    "0",
+    "00",
+    "007",
+    "0755",
+    "08",
+    "0x1F",
+    "0X1F",
+    "0o17",
+    "0O17",
+    "0b101",
+    "0B1",
+    "+0b1",
+    "-0b1",
+    "1_000",
+    "1__0",
+    "_1",
+    "1_",
+    "+1",
+    "-1",
+    "+-1",
+    "1e3",
+    "1E3",
+    "1e+3",
+    "1e-3",
+    ".5",
+    "5.",
+    "+.5",
+    "-.5",
+    ".",
+    "..",
+    "....",
+    "-",
+    "--",
+    "----",
+    "-- -",
+    ".inf",
+    ".Inf",
+    ".INF",
+    "+.inf",
+    "-.inf",
+    ".nan",
+    ".NaN",
+    ".NAN",
+    "inf",
+    "nan",
+    "1:30",
+    "1:30:00",
+    "-1:30",
+    "190:20:30.15",
+    "2001-12-14",
+    "2001-12-14 21:59:43.10 -5",
+    "12345678901234567890",
+    "123456789012345678",
+    "1234567890123456789",
+    "-9223372036854775808",
+    "9223372036854775807",
+    "9223372036854775808",
+    "18446744073709551616",
+    "0.1e1",
+    "1.0",
+    "1.",
+    "0.",
+    "-0",
+    "-0.0",
+    "+0",
+    "0e0",
+    "1e400",
+    "-1e400",
+    "a b",
+    "1 2",
+    "1 #x",
+    "%x",
+    "@x",
+    "`x",
+    "a:b",
+    "1:b",
+    "?x",
+    ":x",
+    "=",
+    "<<",
+    "<",
+    "<<<",
+    "é",
+    "ü1",
+    "\u{a0}",
+    "1\u{a0}",
+    "x\\y",
+    "'x'",
+    "\"x\"",
+    "x'",
+    "1'",
+    "#",
+    "a#b",
+    "!",
+    "&",
+    "*",
+    "|",
+    ">",
+    "1 - 2",
+    "... x",
+    "---x",
+    "...x",
+    "-\tx",
+    "TRUE",
+    "tRUE",
+    "Off",
+    "n",
+    "N",
+    "o",
+    "0.0.0",
+    "1.2.3",
+    "v1",
+    "1v",
+    "0xg",
+    "0x",
+    "0o",
+    "0b",
+    "0b2",
+    "0o8",
+    "09",
+    "0_9",
+    "1e",
+    "e1",
+    "E",
+    "1.5e",
+    "1..5",
+];
+
+/// Every tricky scalar as a value, a sequence item, a flow item, a key, a root and a single-line
+/// continuation (the divergent forms, document markers, null-word keys and blank-line
+/// continuations, are pinned by the ignored tests above).
+#[test]
+fn tricky_plain_scalars_in_every_single_line_position_read_like_the_general_path() {
+    for t in TRICKY_SCALARS {
+        for doc in [
+            format!("a: {t}\n"),
+            format!("- {t}\n"),
+            format!("[{t}]\n"),
+            format!("{{a: {t}}}\n"),
+            format!("{t}: 1\n"),
+            format!("{{{t}: 1}}\n"),
+            format!("a: {t}\n  {t}\n"),
+            format!("a: x\n  {t}\n"),
+            format!("--- {t}\n"),
+            format!("{t}\n"),
+        ] {
+            assert_same(&doc);
+        }
+    }
 }
