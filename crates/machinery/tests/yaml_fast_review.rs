@@ -333,3 +333,21 @@ fn tricky_plain_scalars_in_every_single_line_position_read_like_the_general_path
         }
     }
 }
+
+#[test]
+fn nesting_around_the_depth_limit_reads_like_the_general_path() {
+    for depth in 58..=68 {
+        assert_same(&format!("{}1{}", "[".repeat(depth), "]".repeat(depth)));
+        assert_same(&format!("{}1{}", "{a: ".repeat(depth), "}".repeat(depth)));
+        let block: String = (0..depth)
+            .map(|i| format!("{}k:\n", " ".repeat(i)))
+            .collect();
+        assert_same(&format!("{block}{}v\n", " ".repeat(depth)));
+    }
+}
+
+#[test]
+fn a_bom_and_crlf_line_ends_read_like_the_general_path() {
+    assert_same("\u{feff}a: 1\n");
+    assert_same("a: 1\r\nb:\r\n  - x\r\n");
+}
