@@ -113,12 +113,15 @@ fn is_key_position(stack: &[Frame]) -> bool {
     matches!(stack.last(), Some(Frame::Map(_, None)))
 }
 
-/// A mapping key, when certain: quoted text, or a plain word that starts with a letter
-/// (the general path passes such keys through as text); never the merge key `<<`.
+/// A mapping key, when certain: quoted text, or a plain word that starts with a letter and
+/// is no bool or null word (the general path passes such keys through as text; `null: a`
+/// is an error there); never the merge key `<<`.
 fn key_text(text: &str, style: ScalarStyle) -> Option<String> {
     match style {
         ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => Some(text.to_owned()),
-        ScalarStyle::Plain if text.as_bytes().first()?.is_ascii_alphabetic() => {
+        ScalarStyle::Plain
+            if text.as_bytes().first()?.is_ascii_alphabetic() && !is_bool_or_null_word(text) =>
+        {
             Some(text.to_owned())
         }
         _ => None,
@@ -148,6 +151,12 @@ fn scalar_value(
     }
     if let Some(n) = plain_decimal(text) {
         return Some(Value::Number(n));
+    }
+    // `resolve` reads the scalar's text as a document of its own: sound only for one line
+    // that is no document marker (a folded line break or a leading `---`/`...` would be
+    // read again), so anything else goes to the general path whole.
+    if text.contains(['\n', '\r']) || text.starts_with("---") || text.starts_with("...") {
+        return None;
     }
     resolve(text)
 }
