@@ -307,8 +307,11 @@ async fn run(
     };
     crd_status::mark_running(store, registry, group, resource).await?;
     let result = migrate_custom(store, registry, group, resource, &crd.storage(), &entry).await;
-    if result.is_err() {
-        crd_status::mark_failed(store, registry, group, resource).await?;
+    if result.is_err()
+        && let Err(e) = crd_status::mark_failed(store, registry, group, resource).await
+    {
+        // The migration's own error is the one to report.
+        tracing::warn!(error = %e, "setting StorageMigrating=True (MigrationFailed)");
     }
     result
 }
