@@ -3,7 +3,7 @@
 //!
 //! `widget-webhook --cert-file tls.crt --key-file tls.key [--port 8443] [--bind 127.0.0.1]
 //! [--delay-ms N]` prints `listening on ADDR` once it accepts connections (`--port 0` picks a
-//! free port). `--delay-ms` holds every conversion answer back N ms: a slow webhook, to
+//! free port). `--delay-ms` holds every answer back N ms: a slow webhook, to
 //! exercise timeouts and long migrations.
 
 mod widget;
