@@ -73,6 +73,11 @@ pub struct RangeRequest {
     pub limit: usize,
     /// Read at this revision; `None` reads the latest.
     pub revision: Option<i64>,
+    /// Stop after `limit` keys instead of counting the rest of the range: `count` is then
+    /// only the keys returned, plus one when more follow. Callers that page through a whole
+    /// range without needing the total (migration, accounting) avoid a scan per page. A
+    /// backend whose server counts anyway (etcd) may still return the full count.
+    pub skip_count: bool,
 }
 
 impl RangeRequest {
@@ -99,6 +104,12 @@ impl RangeRequest {
     /// Returns the request starting after `key` (continue from a previous page).
     pub fn after(mut self, key: impl Into<Vec<u8>>) -> Self {
         self.start_after = Some(key.into());
+        self
+    }
+
+    /// Returns the request without counting keys beyond the limit (see `skip_count`).
+    pub fn without_count(mut self) -> Self {
+        self.skip_count = true;
         self
     }
 }

@@ -41,6 +41,7 @@ macro_rules! suite {
             reads::range_returns_only_keys_under_the_prefix_in_key_order,
             reads::range_pages_with_limit_and_start_after_cover_every_key_once,
             reads::range_count_includes_keys_beyond_the_limit,
+            reads::range_without_count_stops_at_the_limit_and_still_says_more,
             reads::range_at_a_revision_is_consistent_across_pages_despite_writes,
             reads::range_of_empty_prefix_returns_every_key,
             reads::range_at_a_future_revision_fails_with_future_revision,

@@ -1,5 +1,5 @@
 //! Behaviours of the embedded backend beyond the shared contract: the directory lock,
-//! persistence across reopen, slow watchers, periodic compaction.
+//! persistence across reopen, slow watchers, periodic compaction, ranges that skip counting.
 
 mod support;
 
@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use kapi_storage::{
-    EmbeddedConfig, EmbeddedStore, Event, Store, StoreError, WatchRequest, WatchResponse,
+    EmbeddedConfig, EmbeddedStore, Event, RangeRequest, Store, StoreError, WatchRequest,
+    WatchResponse,
 };
 
 fn config(dir: &std::path::Path) -> EmbeddedConfig {
@@ -137,4 +138,26 @@ async fn watchers_end_with_unavailable_when_the_store_closes() {
         Some(Ok(WatchResponse::Events(e))) => panic!("unexpected events {e:?}"),
         other => panic!("unexpected {other:?}"),
     }
+}
+
+#[tokio::test]
+async fn a_range_without_count_stops_one_key_past_the_limit_latest_and_at_a_revision() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = EmbeddedStore::open(config(dir.path())).unwrap();
+    for i in 0..10 {
+        let key = format!("/r/k{i}");
+        store.put(key.as_bytes(), b"v".to_vec()).await.unwrap();
+    }
+    let latest = RangeRequest::prefix("/r/").with_limit(2).without_count();
+    let page = store.range(latest).await.unwrap();
+    assert_eq!((page.kvs.len(), page.more, page.count), (2, true, 3));
+    store.put(b"/r/k9", b"changed".to_vec()).await.unwrap();
+    let history = RangeRequest::prefix("/r/")
+        .with_limit(2)
+        .without_count()
+        .at_revision(page.revision);
+    let page = store.range(history).await.unwrap();
+    assert_eq!((page.kvs.len(), page.more, page.count), (2, true, 3));
+    let counted = RangeRequest::prefix("/r/").with_limit(2);
+    assert_eq!(store.range(counted).await.unwrap().count, 10);
 }

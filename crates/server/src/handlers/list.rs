@@ -186,6 +186,7 @@ pub async fn collect_items(
                 start_after: start_after.clone().map(String::into_bytes),
                 limit,
                 revision,
+                skip_count: false,
             })
             .await
             .map_err(|e| continue_error(ctx, e))?;

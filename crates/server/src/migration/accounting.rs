@@ -4,7 +4,7 @@
 //! first page, so the counts are one consistent snapshot, exact under concurrent writes and
 //! with several kapi processes on one etcd (nothing is cached in a process). Cost: one full
 //! range over the resource's key prefix, i.e. O(objects) reads and a tiny JSON parse per
-//! object (only `apiVersion` is decoded).
+//! object (only `apiVersion` is decoded); pages skip counting the rest of the range.
 
 use kapi_storage::{RangeRequest, Store, StoreError};
 use serde::Deserialize;
@@ -56,7 +56,12 @@ pub async fn count_stored_versions(
     prefix: &str,
 ) -> Result<VersionCounts, StoreError> {
     let mut counts = VersionCounts::default();
-    let mut request = RangeRequest::prefix(prefix.as_bytes()).with_limit(PAGE);
+    let page_request = || {
+        RangeRequest::prefix(prefix.as_bytes())
+            .with_limit(PAGE)
+            .without_count()
+    };
+    let mut request = page_request();
     loop {
         let page = store.range(request.clone()).await?;
         if counts.revision == 0 {
@@ -70,8 +75,7 @@ pub async fn count_stored_versions(
         }
         match (page.more, page.kvs.last()) {
             (true, Some(last)) => {
-                request = RangeRequest::prefix(prefix.as_bytes())
-                    .with_limit(PAGE)
+                request = page_request()
                     .at_revision(page.revision)
                     .after(last.key.clone());
             }

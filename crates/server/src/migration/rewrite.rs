@@ -25,7 +25,12 @@ pub async fn rewrite_all(
     progress: Progress<'_>,
 ) -> Result<u64, MigrationError> {
     let prefix = entry.collection_prefix(None);
-    let mut request = RangeRequest::prefix(prefix.as_bytes()).with_limit(PAGE);
+    let page_request = || {
+        RangeRequest::prefix(prefix.as_bytes())
+            .with_limit(PAGE)
+            .without_count()
+    };
+    let mut request = page_request();
     let mut rewritten = 0;
     loop {
         let page = store.range(request).await?;
@@ -33,9 +38,7 @@ pub async fn rewrite_all(
         progress(rewritten);
         match (page.more, page.kvs.last()) {
             (true, Some(last)) => {
-                request = RangeRequest::prefix(prefix.as_bytes())
-                    .with_limit(PAGE)
-                    .after(last.key.clone());
+                request = page_request().after(last.key.clone());
             }
             _ => return Ok(rewritten),
         }

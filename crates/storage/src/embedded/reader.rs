@@ -98,7 +98,7 @@ pub fn count(db: &Database, prefix: &[u8]) -> Result<i64> {
 pub fn range(db: &Database, request: &RangeRequest) -> Result<RangeResponse> {
     let txn = db.begin_read().map_err(db_err)?;
     let at = resolve(&txn, request.revision)?;
-    let mut page = Page::new(request.limit, at.revision);
+    let mut page = Page::new(request.limit, request.skip_count, at.revision);
     let end = prefix_end(&request.prefix);
     let start = match &request.start_after {
         Some(after) if after.as_slice() >= request.prefix.as_slice() => {
@@ -125,16 +125,19 @@ pub fn range(db: &Database, request: &RangeRequest) -> Result<RangeResponse> {
     Ok(page.finish())
 }
 
-/// Accumulates a page: keys up to the limit, and the count of every key in range.
+/// Accumulates a page: keys up to the limit, and the count of every key in range (or, with
+/// `skip_count`, just whether one more exists).
 struct Page {
     limit: usize,
+    skip_count: bool,
     response: RangeResponse,
 }
 
 impl Page {
-    fn new(limit: usize, revision: i64) -> Self {
+    fn new(limit: usize, skip_count: bool, revision: i64) -> Self {
         Page {
             limit,
+            skip_count,
             response: RangeResponse {
                 revision,
                 ..RangeResponse::default()
@@ -146,14 +149,16 @@ impl Page {
         self.limit == 0 || self.response.kvs.len() < self.limit
     }
 
-    fn push(&mut self, kv: impl FnOnce() -> Result<KeyValue>) -> Result<()> {
+    /// Counts one key in range and keeps it while the page has room; false once the walk
+    /// can stop (the page is full and the rest need not be counted).
+    fn push(&mut self, kv: impl FnOnce() -> Result<KeyValue>) -> Result<bool> {
         self.response.count += 1;
         if self.wants_more() {
             self.response.kvs.push(kv()?);
-        } else {
-            self.response.more = true;
+            return Ok(true);
         }
-        Ok(())
+        self.response.more = true;
+        Ok(!self.skip_count)
     }
 
     fn finish(self) -> RangeResponse {
@@ -170,7 +175,9 @@ fn range_live(
     let upper = end.map_or(Bound::Unbounded, Bound::Excluded);
     for item in kv.range::<&[u8]>((start, upper)).map_err(db_err)? {
         let (key, record) = item.map_err(db_err)?;
-        page.push(|| tables::decode_live(key.value(), record.value()))?;
+        if !page.push(|| tables::decode_live(key.value(), record.value()))? {
+            break;
+        }
     }
     Ok(())
 }
@@ -198,7 +205,9 @@ fn range_history(
         let (k, record) = item.map_err(db_err)?;
         let (key, rev) = k.value();
         if current.as_ref().is_none_or(|c| c.key.as_slice() != key) {
-            flush(current.take(), page)?;
+            if !flush(current.take(), page)? {
+                return Ok(());
+            }
             current = Some(KeyVersions {
                 key: key.to_vec(),
                 newest: None,
@@ -210,7 +219,7 @@ fn range_history(
             versions.newest = Some((rev, record.value().to_vec()));
         }
     }
-    flush(current, page)
+    flush(current, page).map(|_| ())
 }
 
 /// One key's newest version at or below the read revision, while walking the history.
@@ -219,16 +228,17 @@ struct KeyVersions {
     newest: Option<(u64, Vec<u8>)>,
 }
 
-fn flush(entry: Option<KeyVersions>, page: &mut Page) -> Result<()> {
+/// Pushes one key's version read at the revision; false once the walk can stop.
+fn flush(entry: Option<KeyVersions>, page: &mut Page) -> Result<bool> {
     let Some(KeyVersions {
         key,
         newest: Some((rev, record)),
     }) = entry
     else {
-        return Ok(());
+        return Ok(true);
     };
     if tables::is_tombstone(&record) {
-        return Ok(());
+        return Ok(true);
     }
     page.push(|| {
         tables::decode_version(&key, rev, &record)?.ok_or_else(|| {

@@ -93,6 +93,25 @@ pub async fn range_count_includes_keys_beyond_the_limit(store: &dyn Store) {
     assert!(page.more);
 }
 
+pub async fn range_without_count_stops_at_the_limit_and_still_says_more(store: &dyn Store) {
+    put_all(store, &["/r/p/a", "/r/p/b", "/r/p/c", "/r/p/d"]).await;
+    let request = RangeRequest::prefix("/r/p/").with_limit(2).without_count();
+    let page = store.range(request).await.unwrap();
+    assert_eq!(keys(&page), ["/r/p/a", "/r/p/b"]);
+    assert!(page.more);
+    assert!(page.count >= 3, "at least the keys returned and one more");
+    // A write after the first page: the rest is read from history at the page's revision.
+    store.put(b"/r/p/e", b"new".to_vec()).await.unwrap();
+    let rest = RangeRequest::prefix("/r/p/")
+        .with_limit(2)
+        .without_count()
+        .after("/r/p/b")
+        .at_revision(page.revision);
+    let last = store.range(rest).await.unwrap();
+    assert_eq!(keys(&last), ["/r/p/c", "/r/p/d"]);
+    assert!(!last.more);
+}
+
 pub async fn range_at_a_revision_is_consistent_across_pages_despite_writes(store: &dyn Store) {
     put_all(store, &["/r/p/a", "/r/p/b", "/r/p/c", "/r/p/d"]).await;
     let first = store
