@@ -22,23 +22,48 @@ const EXPECTED: [&str; 12] = [
     "watch fan-out 5 events",
 ];
 
-#[tokio::test]
-async fn kapi_bench_reports_every_row_with_nonzero_counts() {
-    let kapi = Kapi::start().await;
+/// Runs `kapi bench` against `kapi` with `args` and `--json`; asserts it succeeded and
+/// returns its stdout and the JSON rows.
+fn run_bench(kapi: &Kapi, args: &[&str]) -> (String, Vec<serde_json::Value>) {
     let report = kapi.dir.path().join("bench.json");
     let out = Command::new(env!("CARGO_BIN_EXE_kapi"))
         .arg("bench")
         .arg("--kubeconfig")
         .arg(kapi.kubeconfig())
-        .args([
+        .args(args)
+        .arg("--json")
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    (stdout, rows)
+}
+
+/// The row of `op` at concurrency `c`.
+fn row<'a>(rows: &'a [serde_json::Value], op: &str, c: u64) -> &'a serde_json::Value {
+    rows.iter()
+        .find(|r| r["operation"] == op && r["concurrency"] == c)
+        .unwrap_or_else(|| panic!("no row {op} at {c}: {rows:?}"))
+}
+
+#[tokio::test]
+async fn kapi_bench_reports_every_row_with_nonzero_counts() {
+    let kapi = Kapi::start().await;
+    let (stdout, rows) = run_bench(
+        &kapi,
+        &[
             "--ops",
             "20",
             "--concurrency",
             "1,2",
             "--list-sizes",
             "30,120",
-        ])
-        .args([
             "--list-repeats",
             "3",
             "--page-size",
@@ -47,29 +72,15 @@ async fn kapi_bench_reports_every_row_with_nonzero_counts() {
             "1,2",
             "--watch-events",
             "5",
-        ])
-        .arg("--json")
-        .arg(&report)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
     assert!(
         stdout.starts_with("| operation | concurrency |"),
         "{stdout}"
     );
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     for op in EXPECTED {
         for c in [1, 2] {
-            let row = rows
-                .iter()
-                .find(|r| r["operation"] == op && r["concurrency"] == c)
-                .unwrap_or_else(|| panic!("no row {op} at {c}: {rows:?}"));
+            let row = row(&rows, op, c);
             assert!(row["count"].as_u64().unwrap() > 0, "{row}");
             assert_eq!(row["errors"], 0, "{row}");
             assert!(row["ops_per_second"].as_f64().unwrap() > 0.0, "{row}");
@@ -80,31 +91,23 @@ async fn kapi_bench_reports_every_row_with_nonzero_counts() {
 #[tokio::test]
 async fn kapi_bench_delivers_every_event_to_every_watcher() {
     let kapi = Kapi::start().await;
-    let report = kapi.dir.path().join("bench.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_kapi"))
-        .arg("bench")
-        .arg("--kubeconfig")
-        .arg(kapi.kubeconfig())
-        .args(["--ops", "1", "--concurrency", "1", "--list-sizes", "1"])
-        .args([
+    let (_, rows) = run_bench(
+        &kapi,
+        &[
+            "--ops",
+            "1",
+            "--concurrency",
+            "1",
+            "--list-sizes",
+            "1",
             "--list-repeats",
             "1",
             "--watchers",
             "3",
             "--watch-events",
             "7",
-        ])
-        .arg("--json")
-        .arg(&report)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     let watch = rows
         .iter()
         .find(|r| r["operation"] == "watch fan-out 7 events")
@@ -124,39 +127,29 @@ const CUSTOM: [&str; 5] = [
 #[tokio::test]
 async fn kapi_bench_custom_resource_mode_reports_benchwidget_rows_without_errors() {
     let kapi = Kapi::start().await;
-    let report = kapi.dir.path().join("bench.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_kapi"))
-        .arg("bench")
-        .arg("--kubeconfig")
-        .arg(kapi.kubeconfig())
-        .args(["--custom-resource", "--ops", "10", "--concurrency", "1,2"])
-        .args(["--list-sizes", "25", "--list-repeats", "2"])
-        .args([
+    let (_, rows) = run_bench(
+        &kapi,
+        &[
+            "--custom-resource",
+            "--ops",
+            "10",
+            "--concurrency",
+            "1,2",
+            "--list-sizes",
+            "25",
+            "--list-repeats",
+            "2",
             "--page-size",
             "10",
             "--watchers",
             "1",
             "--watch-events",
             "2",
-        ])
-        .arg("--json")
-        .arg(&report)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     for op in CUSTOM.iter().chain(&["create", "get"]) {
         for c in [1, 2] {
-            let row = rows
-                .iter()
-                .find(|r| r["operation"] == *op && r["concurrency"] == c)
-                .unwrap_or_else(|| panic!("no row {op} at {c}: {rows:?}"));
+            let row = row(&rows, op, c);
             assert!(row["count"].as_u64().unwrap() > 0, "{row}");
             assert_eq!(row["errors"], 0, "{row}");
         }

@@ -174,8 +174,8 @@ async fn write_through_v1beta1_is_stored_in_the_storage_version() {
     );
 }
 
-#[tokio::test]
-async fn webhook_down_fails_reads_in_the_other_version_with_500_naming_the_stored_version() {
+/// A kapi with Widget `w1` stored at v1alpha1 (`label: blue`), and its webhook killed since.
+async fn widget_stored_then_webhook_down() -> (WidgetWebhook, Kapi) {
     let mut webhook = WidgetWebhook::start();
     let kapi = kapi_with_webhook_crd(&webhook).await;
     create(
@@ -185,6 +185,12 @@ async fn webhook_down_fails_reads_in_the_other_version_with_500_naming_the_store
     )
     .await;
     webhook.kill();
+    (webhook, kapi)
+}
+
+#[tokio::test]
+async fn webhook_down_fails_reads_in_the_other_version_with_500_naming_the_stored_version() {
+    let (webhook, kapi) = widget_stored_then_webhook_down().await;
     for path in [format!("{V1B1}/w1"), V1B1.to_string()] {
         let (s, status) = read(&kapi, &path).await;
         assert_eq!(s, 500, "{path}: {status}");
@@ -231,15 +237,7 @@ async fn webhook_down_fails_a_create_through_v1beta1_with_500_and_stores_nothing
 /// `reason`, no `details`, no "Internal error occurred: " prefix.
 #[tokio::test]
 async fn webhook_down_answers_upstreams_bare_500_status() {
-    let mut webhook = WidgetWebhook::start();
-    let kapi = kapi_with_webhook_crd(&webhook).await;
-    create(
-        &kapi,
-        V1A1,
-        &widget("v1alpha1", "w1", json!({"label": "blue"})),
-    )
-    .await;
-    webhook.kill();
+    let (webhook, kapi) = widget_stored_then_webhook_down().await;
     let (s, status) = read(&kapi, &format!("{V1B1}/w1")).await;
     assert_eq!(s, 500);
     let message = format!(
