@@ -3,6 +3,8 @@
 //! the bytes unchanged, the splice must equal the decoding path (`from_storage`, then
 //! `resourceVersion`, then serde_json) byte for byte.
 
+mod read_path;
+
 use kapi_api::apiextensions::v1::CustomResourceDefinition;
 use kapi_apiextensions::CustomResourceSchemas;
 use proptest::prelude::*;
@@ -27,17 +29,7 @@ fn schemas_with(props: Value) -> CustomResourceSchemas {
 
 /// What the decoding path answers for `bytes` read in v1.
 fn decoded(s: &CustomResourceSchemas, bytes: &[u8]) -> Option<String> {
-    let obj: Value = serde_json::from_slice(bytes).ok()?;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    let mut out = rt.block_on(s.from_storage(obj, "v1")).ok()?;
-    out.as_object_mut()?
-        .entry("metadata")
-        .or_insert_with(|| json!({}))
-        .as_object_mut()?
-        .insert("resourceVersion".into(), json!(RV.to_string()));
-    String::from_utf8(serde_json::to_vec(&out).ok()?).ok()
+    String::from_utf8(read_path::decoded(s, bytes, "v1", RV)?).ok()
 }
 
 /// The splice, when `unchanged_read` offers one.
