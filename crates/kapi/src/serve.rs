@@ -1,8 +1,8 @@
 //! `kapi serve`: start the API server.
 
 use kapi_apiextensions::webhook::{StaticServiceResolver, WebhookEnvironment};
+use kapi_registry::entry::Registry;
 use kapi_server::migration::leader::LeaseTiming;
-use kapi_server::registry::Registry;
 use kapi_server::{BoxError, Server, ServerOptions};
 use kapi_storage::{EmbeddedConfig, EmbeddedStore, EtcdConfig, EtcdStore, EtcdTls, Store};
 use std::net::IpAddr;
@@ -115,14 +115,14 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
     let registry = Arc::new(Registry::new());
     let scheme = Arc::new(kapi_api::new_scheme()?);
     let codecs = kapi_machinery::serializer::CodecFactory::new(scheme);
-    registry.upsert(kapi_server::builtin::scheme_entries(
+    registry.upsert(kapi_registry::builtin::scheme_entries(
         args.etcd_prefix.trim_end_matches('/'),
         &codecs,
     ));
     registry.upsert(kapi_server::migration::storage_versions::entries(
         args.etcd_prefix.trim_end_matches('/'),
     ));
-    registry.upsert(kapi_server::migration::api::entries(
+    registry.upsert(kapi_registry::storage_migration::api::entries(
         args.etcd_prefix.trim_end_matches('/'),
     ));
     tracing::debug!(

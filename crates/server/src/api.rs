@@ -5,7 +5,6 @@ use crate::discovery::{self, DiscoveryFormat};
 use crate::handlers::{self, Ctx, Query};
 use crate::metrics::Metrics;
 use crate::negotiate::{is_pretty, negotiate_output};
-use crate::registry::Registry;
 use crate::request_info::{self, DiscoveryPath, RequestInfo, ResourceRequest, Verb};
 use crate::respond::{Writer, bytes_response, encode_text};
 use crate::status::ApiError;
@@ -13,6 +12,7 @@ use axum::extract::{Request, State};
 use axum::http::header::{ACCEPT, IF_NONE_MATCH, USER_AGENT};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use kapi_registry::entry::Registry;
 use kapi_storage::Store;
 use std::sync::Arc;
 
@@ -186,7 +186,7 @@ fn prepend_warnings(resp: &mut Response, warnings: &[String]) {
     }
 }
 
-fn verb_allowed(entry: &crate::registry::ResourceEntry, info: &ResourceRequest) -> bool {
+fn verb_allowed(entry: &kapi_registry::entry::ResourceEntry, info: &ResourceRequest) -> bool {
     let named = info.name.is_some();
     let shape_ok = match info.verb {
         Verb::Create => !named,

@@ -3,8 +3,8 @@
 //! R8.1–R8.3).
 
 use crate::negotiate::parse_accept;
-use crate::registry::{RegistryTable, ResourceEntry, Scope};
 use crate::status::ApiError;
+use kapi_registry::entry::{RegistryTable, ResourceEntry, Scope};
 use serde_json::{Value, json};
 use std::sync::Arc;
 

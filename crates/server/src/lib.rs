@@ -8,18 +8,12 @@
 
 pub mod api;
 pub mod authn;
-pub mod builtin;
-mod builtin_tables;
-pub mod codec;
 pub mod crd;
 pub mod discovery;
 mod files;
 pub mod handlers;
 pub mod health;
-mod json_dups;
 pub mod listener;
-pub mod managed_fields;
-pub mod meta;
 pub mod metrics;
 pub mod migration;
 pub mod namespace_lifecycle;
@@ -32,15 +26,10 @@ mod openapi_schemas_meta;
 pub mod openapi_v2;
 pub mod openapi_v2_proto;
 pub mod pki;
-pub mod registry;
 pub mod request_info;
 pub mod respond;
-pub mod scheme_codec;
-pub mod selectors;
 mod server;
 pub mod status;
-pub mod strategy;
-pub mod table;
 pub mod tls;
 
 pub use server::{BoxError, Server, ServerError, ServerOptions};

@@ -4,9 +4,9 @@
 //! removes it.
 
 use crate::api::ApiState;
-use crate::meta;
-use crate::registry::{RegistryTable, ResourceEntry};
 use crate::status::ApiError;
+use kapi_registry::entry::{RegistryTable, ResourceEntry};
+use kapi_registry::meta;
 use kapi_storage::{RangeRequest, StoreError};
 use serde_json::{Value, json};
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! their `x-kubernetes-group-version-kind`, and the query parameters kubectl checks
 //! (`fieldValidation`), so that kubectl uses server-side field validation.
 
-use crate::registry::{RegistryTable, ResourceEntry};
+use kapi_registry::entry::{RegistryTable, ResourceEntry};
 use serde_json::{Map, Value, json};
 
 /// `api/v1` or `apis/<g>/<v>`: the key of a group version in the index.

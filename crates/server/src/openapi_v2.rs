@@ -7,7 +7,7 @@
 use crate::openapi::group_version_doc;
 use crate::openapi_schemas::REF_PREFIX;
 use crate::openapi_v2_proto as pb;
-use crate::registry::RegistryTable;
+use kapi_registry::entry::RegistryTable;
 use serde_json::{Map, Value, json};
 
 /// The media type kubectl asks for.

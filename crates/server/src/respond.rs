@@ -3,11 +3,11 @@
 //! PartialObjectMetadata transforms (R3.12–R3.15).
 
 use crate::negotiate::{Media, Output, Transform};
-use crate::registry::ResourceEntry;
 use crate::status::ApiError;
-use crate::table;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use kapi_registry::entry::ResourceEntry;
+use kapi_registry::table;
 use serde_json::{Value, json};
 
 /// How to write a response.
@@ -133,7 +133,7 @@ impl Writer {
         match self.output.transform {
             Transform::None => Ok(obj),
             Transform::Table => {
-                let rv = crate::meta::resource_version(&obj).to_owned();
+                let rv = kapi_registry::meta::resource_version(&obj).to_owned();
                 Ok(table::to_table(
                     entry.table.as_ref(),
                     &[obj],
@@ -156,7 +156,7 @@ impl Writer {
     pub fn encode(&self, entry: &ResourceEntry, status: StatusCode, v: Value) -> Response {
         let media = self.output.media;
         let body = match media {
-            Media::Protobuf => entry.codec.encode_protobuf(v),
+            Media::Protobuf => entry.codec.encode_protobuf(v).map_err(ApiError::from),
             _ => encode_text(&v, media, self.pretty),
         };
         match body {

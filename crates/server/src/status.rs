@@ -5,43 +5,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-/// One cause of an error (`details.causes[]`).
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct StatusCause {
-    /// Machine-readable reason, e.g. `FieldValueInvalid`.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub reason: String,
-    /// Human-readable message.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub message: String,
-    /// The field path, e.g. `metadata.name`.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub field: String,
-}
-
-/// `details` of a Status.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct StatusDetails {
-    /// Object name.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub name: String,
-    /// API group.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub group: String,
-    /// Resource (or kind, for Invalid).
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub kind: String,
-    /// Object uid.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub uid: String,
-    /// Individual causes.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub causes: Vec<StatusCause>,
-    /// Seconds to wait before retrying.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub retry_after_seconds: Option<u32>,
-}
+pub use kapi_registry::error::{StatusCause, StatusDetails, qualified_resource};
 
 /// A Kubernetes API error, rendered as a `Status` object.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -58,15 +22,6 @@ pub struct ApiError {
     /// `metadata.continue`: the token to go on listing with after an expired continue
     /// token (R7.4); empty for none.
     pub list_continue: String,
-}
-
-/// `<resource>.<group>`, or `<resource>` for the core group (as in Kubernetes messages).
-pub fn qualified_resource(group: &str, resource: &str) -> String {
-    if group.is_empty() {
-        resource.to_owned()
-    } else {
-        format!("{resource}.{group}")
-    }
 }
 
 fn named_details(group: &str, kind: &str, name: &str) -> Option<Box<StatusDetails>> {
@@ -315,5 +270,94 @@ impl IntoResponse for ApiError {
             resp.headers_mut().insert(header::RETRY_AFTER, v);
         }
         resp
+    }
+}
+
+impl From<kapi_registry::Error> for ApiError {
+    /// The one place a registry error becomes a `Status`: kube-apiserver's code, reason,
+    /// message and details for each kind of failure.
+    fn from(e: kapi_registry::Error) -> Self {
+        use kapi_registry::Error as E;
+        let message = e.to_string();
+        match e {
+            E::NotFound {
+                group,
+                resource,
+                name,
+            } => Self {
+                details: named_details(&group, &resource, &name),
+                ..Self::new(404, "NotFound", message)
+            },
+            E::AlreadyExists {
+                group,
+                resource,
+                name,
+            } => Self {
+                details: named_details(&group, &resource, &name),
+                ..Self::new(409, "AlreadyExists", message)
+            },
+            E::Conflict {
+                group,
+                resource,
+                name,
+                ..
+            } => Self {
+                details: named_details(&group, &resource, &name),
+                ..Self::new(409, "Conflict", message)
+            },
+            E::ApplyConflict {
+                group,
+                resource,
+                name,
+                causes,
+                ..
+            } => {
+                let mut details = named_details(&group, &resource, &name).unwrap_or_default();
+                details.causes = causes;
+                Self {
+                    details: Some(details),
+                    ..Self::new(409, "Conflict", message)
+                }
+            }
+            E::Invalid {
+                group,
+                kind,
+                name,
+                causes,
+            } => {
+                let mut details = named_details(&group, &kind, &name).unwrap_or_default();
+                details.causes = causes;
+                Self {
+                    details: Some(details),
+                    ..Self::new(422, "Invalid", message)
+                }
+            }
+            E::Unprocessable(_) => Self::new(422, "Invalid", message),
+            E::BadRequest(_) => Self::new(400, "BadRequest", message),
+            E::Forbidden {
+                group,
+                resource,
+                name,
+                ..
+            } => Self {
+                details: named_details(&group, &resource, &name),
+                ..Self::new(403, "Forbidden", message)
+            },
+            E::MethodNotAllowed => Self::method_not_allowed(),
+            E::NotAcceptable(m) => Self::not_acceptable_msg(m),
+            E::UnsupportedMediaType { .. } => Self::new(415, "UnsupportedMediaType", message),
+            E::TooLarge(_) => Self::new(413, "RequestEntityTooLarge", message),
+            E::Expired {
+                message,
+                continue_token,
+            } => Self {
+                list_continue: continue_token,
+                ..Self::new(410, "Expired", message)
+            },
+            E::Timeout(_) => Self::new(504, "Timeout", message),
+            E::ConversionFailed(_) => Self::new(500, "", message),
+            E::Unavailable(_) => Self::new(503, "ServiceUnavailable", message),
+            E::Internal(err) => Self::internal(err),
+        }
     }
 }

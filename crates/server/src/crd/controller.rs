@@ -5,13 +5,13 @@
 //! kapi process on one etcd serves the same CRDs (conflicting status writes lose the CAS
 //! race harmlessly and the next event settles them).
 
-use super::CLEANUP_FINALIZER;
 use crate::api::ApiState;
-use crate::meta;
 use futures::StreamExt;
 use kapi_api::apiextensions::v1::{
     CustomResourceDefinition, CustomResourceDefinitionCondition, CustomResourceDefinitionNames,
 };
+use kapi_registry::crd::CLEANUP_FINALIZER;
+use kapi_registry::meta;
 use kapi_storage::{Event, KeyValue, RangeRequest, StoreError, WatchRequest, WatchResponse};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -187,7 +187,7 @@ impl Controller {
             self.write_status(&crd, kv, accepted).await;
         }
         if established(&crd) {
-            match super::entries_for_crd(&self.root, &crd) {
+            match kapi_registry::crd::entries_for_crd(&self.root, &crd) {
                 Ok(entries) => self.state.registry.replace_resource(
                     &crd.spec.group,
                     &crd.spec.names.plural,

@@ -3,12 +3,12 @@
 //! (Strict / Warn / Ignore, R6.13, goldens `error-400-*.json`, `warn-header.txt`).
 
 use super::Ctx;
-use crate::json_dups::parse_with_duplicates;
-use crate::meta;
 use crate::negotiate::{Media, negotiate_input};
 use crate::status::ApiError;
 use axum::body::{Body, Bytes};
 use axum::http::header::CONTENT_TYPE;
+use kapi_registry::json_dups::parse_with_duplicates;
+use kapi_registry::meta;
 use serde_json::Value;
 
 /// kube-apiserver's default maximum request body (`--max-request-bytes` is 3 MiB).
@@ -76,7 +76,11 @@ fn parse(ctx: &Ctx, media: Media, bytes: &[u8]) -> Result<Value, ApiError> {
             let text = std::str::from_utf8(bytes).map_err(|e| unrecognized(e.to_string()))?;
             serde_saphyr::from_str(text).map_err(|e| unrecognized(e.to_string()))
         }
-        Media::Protobuf => ctx.entry.codec.decode_protobuf(bytes),
+        Media::Protobuf => ctx
+            .entry
+            .codec
+            .decode_protobuf(bytes)
+            .map_err(ApiError::from),
     }
 }
 
@@ -88,7 +92,7 @@ fn check_type(ctx: &Ctx, obj: &mut Value) -> Result<(), ApiError> {
     let av = meta::top_str(obj, "apiVersion").to_owned();
     let version = av.rsplit('/').next().unwrap_or("").to_owned();
     if let Some(err) = e.codec.check_type(&kind, &av) {
-        return Err(err);
+        return Err(err.into());
     }
     if (!kind.is_empty() && kind != e.names.kind) || (!av.is_empty() && av != want_av) {
         let internal_group = if e.group.is_empty() {

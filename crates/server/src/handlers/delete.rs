@@ -5,12 +5,12 @@ use super::Ctx;
 use super::body::read_limited;
 use super::list::{Filter, collect};
 use super::read::load_existing;
-use crate::meta;
 use crate::namespace_lifecycle;
 use crate::status::ApiError;
 use axum::body::Body;
 use axum::http::StatusCode;
 use axum::response::Response;
+use kapi_registry::meta;
 use serde_json::{Value, json};
 
 /// DeleteOptions from the body and the query.

@@ -2,14 +2,14 @@
 //! resourceVersion / resourceVersionMatch semantics, remainingItemCount.
 
 use super::Ctx;
-use crate::meta;
 use crate::negotiate::{Media, Transform};
 use crate::respond::bytes_response;
-use crate::selectors::{Requirement, Selector, parse_fields, parse_labels};
 use crate::status::ApiError;
 use axum::http::StatusCode;
 use axum::response::Response;
 use base64::Engine;
+use kapi_registry::meta;
+use kapi_registry::selectors::{Requirement, Selector, parse_fields, parse_labels};
 use kapi_storage::{KeyValue, RangeRequest};
 use serde_json::{Value, json};
 
@@ -324,7 +324,10 @@ pub async fn list(ctx: &Ctx) -> Response {
     if raw {
         let body = raw_json_list(ctx, items, &list_meta).and_then(|json| {
             if raw_protobuf {
-                ctx.entry.codec.encode_protobuf_from_json(&json)
+                ctx.entry
+                    .codec
+                    .encode_protobuf_from_json(&json)
+                    .map_err(ApiError::from)
             } else {
                 Ok(json)
             }

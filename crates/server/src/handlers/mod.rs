@@ -6,18 +6,17 @@ pub mod delete;
 pub mod list;
 pub mod patch;
 pub mod read;
-pub mod strategic;
 pub mod view;
 pub mod watch;
 pub mod write;
 
 use crate::api::ApiState;
-use crate::meta;
-use crate::registry::{RegistryTable, ResourceEntry};
 use crate::request_info::ResourceRequest;
 use crate::respond::Writer;
 use crate::status::ApiError;
 use axum::http::HeaderMap;
+use kapi_registry::entry::{RegistryTable, ResourceEntry};
+use kapi_registry::meta;
 use kapi_storage::{KeyValue, StoreError};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -168,19 +167,19 @@ impl Ctx {
             .headers
             .get(axum::http::header::USER_AGENT)
             .and_then(|v| v.to_str().ok());
-        crate::managed_fields::manager_name(self.query.get("fieldManager"), ua)
+        kapi_registry::managed_fields::manager_name(self.query.get("fieldManager"), ua)
     }
 
     /// Records this request's Update in `new`'s managedFields (`old` is `None` on create).
     pub fn record_update(&self, new: &mut Value, old: Option<&Value>) {
         let manager = self.manager();
         let api_version = self.entry.api_version();
-        let w = crate::managed_fields::Writer {
+        let w = kapi_registry::managed_fields::Writer {
             manager: &manager,
             api_version: &api_version,
             subresource: self.info.subresource.as_deref().unwrap_or(""),
         };
-        crate::managed_fields::record_update(new, old, &w);
+        kapi_registry::managed_fields::record_update(new, old, &w);
     }
 
     /// Whether `dryRun=All` was requested.

@@ -7,12 +7,12 @@ use super::read::load;
 use super::write::{
     prepare_create, prepare_update, reconcile_namespace, store_new, store_update, validate_update,
 };
-use crate::meta;
 use crate::status::ApiError;
 use axum::body::Body;
 use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::Response;
+use kapi_registry::meta;
 use serde_json::{Value, json};
 
 /// The patch types kube-apiserver accepts for built-in kinds.
@@ -109,7 +109,7 @@ pub(super) fn apply_patch(
             })?;
         }
         PatchType::Merge => json_patch::merge(&mut doc, patch),
-        PatchType::Strategic => super::strategic::apply(&mut doc, patch, ""),
+        PatchType::Strategic => kapi_registry::strategic::apply(&mut doc, patch, ""),
         PatchType::Apply => apply_merge(&mut doc, patch),
     }
     Ok(doc)
@@ -119,7 +119,7 @@ pub(super) fn apply_patch(
 fn ssa(ctx: &Ctx, current: &Value, patch: &Value) -> Result<Value, ApiError> {
     let manager = ctx.manager();
     let api_version = ctx.entry.api_version();
-    let w = crate::managed_fields::Writer {
+    let w = kapi_registry::managed_fields::Writer {
         manager: &manager,
         api_version: &api_version,
         subresource: ctx.info.subresource.as_deref().unwrap_or(""),
@@ -129,7 +129,8 @@ fn ssa(ctx: &Ctx, current: &Value, patch: &Value) -> Result<Value, ApiError> {
         ctx.entry.names.plural.as_str(),
         ctx.name(),
     );
-    crate::managed_fields::apply(current, patch, &w, ctx.query.flag("force"), target)
+    kapi_registry::managed_fields::apply(current, patch, &w, ctx.query.flag("force"), target)
+        .map_err(ApiError::from)
 }
 
 /// Creates the object from an apply configuration when it does not exist yet.

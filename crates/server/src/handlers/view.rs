@@ -7,12 +7,12 @@ use super::body::read_limited;
 use super::patch::{PatchType, apply_patch, parse_patch, patch_type};
 use super::read::load_existing;
 use super::write::{prepare_update, store_update, validate_update};
-use crate::meta;
 use crate::request_info::Verb;
 use crate::status::ApiError;
 use axum::body::Body;
 use axum::http::StatusCode;
 use axum::response::Response;
+use kapi_registry::meta;
 use serde_json::Value;
 
 /// Whether the request addresses a view subresource of its entry.

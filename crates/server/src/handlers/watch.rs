@@ -4,7 +4,6 @@
 
 use super::Ctx;
 use super::list::{Filter, collect};
-use crate::meta;
 use crate::negotiate::Media;
 use crate::respond::encode_text;
 use crate::status::ApiError;
@@ -12,6 +11,7 @@ use axum::body::{Body, Bytes};
 use axum::http::StatusCode;
 use axum::response::Response;
 use futures::StreamExt;
+use kapi_registry::meta;
 use kapi_storage::{Event, KeyValue, WatchRequest, WatchResponse, WatchStream};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -75,7 +75,7 @@ fn frame(ctx: &Ctx, kind: &str, obj: Value) -> Option<Bytes> {
     } else {
         ctx.writer.transform_for_watch(&ctx.entry, obj)
     };
-    let event = crate::table::object(vec![("type", Value::from(kind)), ("object", obj)]);
+    let event = kapi_registry::table::object(vec![("type", Value::from(kind)), ("object", obj)]);
     match ctx.writer.output.media {
         Media::Protobuf => ctx
             .entry

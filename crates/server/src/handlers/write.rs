@@ -4,13 +4,13 @@
 use super::Ctx;
 use super::body::{Decoded, add_warnings, decode_body};
 use super::read::load_existing;
-use crate::meta;
 use crate::namespace_lifecycle;
 use crate::status::ApiError;
-use crate::strategy::validate_name;
 use axum::body::Body;
 use axum::http::StatusCode;
 use axum::response::Response;
+use kapi_registry::meta;
+use kapi_registry::strategy::validate_name;
 use kapi_storage::StoreError;
 use serde_json::{Value, json};
 
@@ -52,7 +52,9 @@ fn invalid(ctx: &Ctx, obj: &Value, causes: Vec<crate::status::StatusCause>) -> A
 /// Validation shared by create and update: name, then the strategy's own rules.
 pub fn validate(ctx: &Ctx, obj: &Value) -> Result<(), ApiError> {
     let mut causes = validate_name(ctx.entry.strategy.name_rule(), obj);
-    causes.extend(crate::strategy::validate_labels_and_annotations(obj));
+    causes.extend(kapi_registry::strategy::validate_labels_and_annotations(
+        obj,
+    ));
     causes.extend(ctx.entry.strategy.validate(obj));
     if causes.is_empty() {
         Ok(())

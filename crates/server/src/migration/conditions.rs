@@ -22,7 +22,7 @@ pub struct Condition<'a> {
 /// unchanged; observedGeneration is the object's generation.
 pub fn set(obj: &mut Value, cond: Condition<'_>) {
     let generation = obj["metadata"]["generation"].as_i64().unwrap_or(0);
-    let now = crate::meta::now_rfc3339();
+    let now = kapi_registry::meta::now_rfc3339();
     let mut conds: Vec<Value> = obj["status"]["conditions"]
         .as_array()
         .cloned()

@@ -6,13 +6,13 @@
 //! version and the storage version did not change meanwhile, sets `status.storedVersions` to
 //! `[storage]` ([`super::crd_status`], R7.10). docs/migration.md.
 
-use super::accounting::count_stored_versions;
-use super::api::{GROUP, RESOURCE, is_finished};
 use super::conditions::{self, Condition};
 use super::crd_status::{self, StoredCrd};
 use super::leader::{Elector, LeaseTiming};
 use super::rewrite::rewrite_all;
-use crate::registry::{Registry, ResourceEntry, storage_version_hash};
+use kapi_registry::entry::{Registry, ResourceEntry, storage_version_hash};
+use kapi_registry::storage_migration::accounting::count_stored_versions;
+use kapi_registry::storage_migration::api::{GROUP, RESOURCE, is_finished};
 use kapi_storage::{RangeRequest, Store, StoreError};
 use serde_json::{Value, json};
 use std::sync::Arc;

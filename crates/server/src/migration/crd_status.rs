@@ -5,7 +5,7 @@
 use super::conditions::{self, Condition};
 use super::controller::MigrationError;
 use super::storage_versions::storage_version;
-use crate::registry::{Registry, ResourceEntry};
+use kapi_registry::entry::{Registry, ResourceEntry};
 use kapi_storage::{KeyValue, Store, StoreError};
 use serde_json::{Value, json};
 use std::sync::Arc;

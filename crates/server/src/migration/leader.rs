@@ -6,7 +6,7 @@
 //! machines need not agree. The lease is held only while migrations are pending and given up
 //! when they are done.
 
-use crate::registry::{Registry, ResourceEntry};
+use kapi_registry::entry::{Registry, ResourceEntry};
 use kapi_storage::{Store, StoreError};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
@@ -52,7 +52,7 @@ fn identity() -> String {
         .map(|h| h.trim().to_owned())
         .unwrap_or_default();
     let host = if host.is_empty() { "kapi".into() } else { host };
-    format!("{host}_{}", crate::meta::new_uid())
+    format!("{host}_{}", kapi_registry::meta::new_uid())
 }
 
 /// Now with microseconds, as Kubernetes writes a MicroTime.
@@ -120,7 +120,7 @@ impl Elector {
             let now = now_micro();
             let lease = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
                 "metadata": {"name": NAME, "namespace": NAMESPACE,
-                    "uid": crate::meta::new_uid(), "creationTimestamp": crate::meta::now_rfc3339()},
+                    "uid": kapi_registry::meta::new_uid(), "creationTimestamp": kapi_registry::meta::now_rfc3339()},
                 "spec": {"holderIdentity": self.identity, "leaseDurationSeconds": seconds,
                     "acquireTime": now, "renewTime": now, "leaseTransitions": 0}});
             return match self
@@ -237,7 +237,7 @@ mod tests {
         let scheme = Arc::new(kapi_api::new_scheme().unwrap());
         let codecs = kapi_machinery::serializer::CodecFactory::new(scheme);
         let registry = Registry::new();
-        registry.upsert(crate::builtin::scheme_entries("/registry", &codecs));
+        registry.upsert(kapi_registry::builtin::scheme_entries("/registry", &codecs));
         let a = Elector::new(store.clone(), &registry, timing).unwrap();
         let b = Elector::new(store.clone(), &registry, timing).unwrap();
         Candidates {

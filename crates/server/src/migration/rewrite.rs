@@ -6,7 +6,7 @@
 //! time, so the store can commit them in groups.
 
 use super::controller::MigrationError;
-use crate::registry::ResourceEntry;
+use kapi_registry::entry::ResourceEntry;
 use kapi_storage::{KeyValue, RangeRequest, Store, StoreError};
 use serde_json::Value;
 

@@ -3,17 +3,17 @@
 //! Served through the registry like any other resource; get and list compute the counts from
 //! the store on each request ([`super::accounting`]), so nothing is stored under its prefix.
 
-use super::accounting::{VersionCounts, count_stored_versions};
-use crate::builtin::{EntrySpec, entry};
-use crate::codec::JsonCodec;
 use crate::handlers::Ctx;
-use crate::registry::{ResourceEntry, Scope};
 use crate::request_info::Verb;
 use crate::status::ApiError;
-use crate::strategy::GenericStrategy;
-use crate::table::{Column, ColumnTable, name_column};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use kapi_registry::builtin::{EntrySpec, entry};
+use kapi_registry::codec::JsonCodec;
+use kapi_registry::entry::{ResourceEntry, Scope};
+use kapi_registry::storage_migration::accounting::{VersionCounts, count_stored_versions};
+use kapi_registry::strategy::GenericStrategy;
+use kapi_registry::table::{Column, ColumnTable, name_column};
 use kapi_storage::RangeRequest;
 use serde_json::{Value, json};
 use std::sync::Arc;

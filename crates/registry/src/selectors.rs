@@ -1,7 +1,7 @@
 //! Label and field selectors (`labelSelector`, `fieldSelector`) parsed from their string
 //! forms and matched against objects.
 
-use crate::status::ApiError;
+use crate::error::Error;
 
 /// One requirement of a selector.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,7 +117,7 @@ fn parse_requirement(raw: &str) -> Option<Requirement> {
 }
 
 /// Parses a label selector (`a=b,c!=d,e in (f,g),!h,i`).
-pub fn parse_labels(s: &str) -> Result<Selector, ApiError> {
+pub fn parse_labels(s: &str) -> Result<Selector, Error> {
     if s.trim().is_empty() {
         return Ok(Selector::default());
     }
@@ -125,7 +125,7 @@ pub fn parse_labels(s: &str) -> Result<Selector, ApiError> {
         .into_iter()
         .map(|r| {
             parse_requirement(r).ok_or_else(|| {
-                ApiError::bad_request(format!(
+                Error::bad_request(format!(
                     "unable to parse requirement: found '{}', expected: identifier",
                     r.trim()
                 ))
@@ -136,7 +136,7 @@ pub fn parse_labels(s: &str) -> Result<Selector, ApiError> {
 }
 
 /// Parses a field selector (`a=b,c!=d`; only equality operators).
-pub fn parse_fields(s: &str) -> Result<Selector, ApiError> {
+pub fn parse_fields(s: &str) -> Result<Selector, Error> {
     if s.trim().is_empty() {
         return Ok(Selector::default());
     }
@@ -145,7 +145,7 @@ pub fn parse_fields(s: &str) -> Result<Selector, ApiError> {
             Some(req @ (Requirement::In(..) | Requirement::NotIn(..))) if !r.contains('(') => {
                 Ok(req)
             }
-            _ => Err(ApiError::bad_request(format!(
+            _ => Err(Error::bad_request(format!(
                 "invalid selector: '{s}'; can't understand '{}'",
                 r.trim()
             ))),

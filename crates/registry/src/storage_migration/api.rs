@@ -7,8 +7,8 @@
 use super::strategy::MigrationStrategy;
 use crate::builtin::{EntrySpec, entry};
 use crate::codec::ObjectCodec;
-use crate::registry::{ResourceEntry, Scope};
-use crate::status::ApiError;
+use crate::entry::{ResourceEntry, Scope};
+use crate::error::Error;
 use crate::table::{Column, ColumnTable, name_column};
 use serde_json::Value;
 use std::sync::Arc;
@@ -42,21 +42,21 @@ struct SameSchemaCodec {
 }
 
 impl ObjectCodec for SameSchemaCodec {
-    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, ApiError> {
+    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error> {
         let mut obj: Value = serde_json::from_slice(bytes)
-            .map_err(|e| ApiError::internal(format!("decoding stored object: {e}")))?;
+            .map_err(|e| Error::internal(format!("decoding stored object: {e}")))?;
         if let Some(map) = obj.as_object_mut() {
             map.insert("apiVersion".into(), Value::String(self.served.clone()));
         }
         Ok(obj)
     }
 
-    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, ApiError> {
+    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error> {
         let mut stored = obj.clone();
         if let Some(map) = stored.as_object_mut() {
             map.insert("apiVersion".into(), Value::String(self.stored.clone()));
         }
-        serde_json::to_vec(&stored).map_err(ApiError::internal)
+        serde_json::to_vec(&stored).map_err(Error::internal)
     }
 
     fn is_stored_current(&self, bytes: &[u8]) -> bool {

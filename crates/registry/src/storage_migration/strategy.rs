@@ -3,7 +3,7 @@
 //! (`status.resourceVersion` set once, at most one terminal condition, Running false once
 //! terminal, a terminal condition never taken back) (R7.7).
 
-use crate::status::StatusCause;
+use crate::error::StatusCause;
 use crate::strategy::Strategy;
 use serde_json::Value;
 

@@ -5,7 +5,7 @@
 
 use super::run_now;
 use crate::codec::ObjectCodec;
-use crate::status::{ApiError, StatusCause};
+use crate::error::{Error, StatusCause};
 use kapi_apiextensions::{
     CoerceError, ConversionError, CustomResourceSchemas, PipelineError, unknown_field_messages,
 };
@@ -75,36 +75,36 @@ impl CrCodec {
 
     /// Maps a request-side pipeline error: malformed metadata is 400 (R4.8), an invalid
     /// embedded resource 422.
-    fn request_error(&self, obj: &Value, e: PipelineError) -> ApiError {
+    fn request_error(&self, obj: &Value, e: PipelineError) -> Error {
         match e {
-            PipelineError::Coerce(CoerceError::Invalid(fe)) => ApiError::invalid(
+            PipelineError::Coerce(CoerceError::Invalid(fe)) => Error::invalid(
                 &self.group,
                 &self.kind,
                 crate::meta::name(obj),
                 super::causes(std::slice::from_ref(&fe)),
             ),
-            PipelineError::Coerce(other) => ApiError::bad_request(format!(
+            PipelineError::Coerce(other) => Error::bad_request(format!(
                 "{} in version \"{}\" cannot be handled as a {}: {other}",
                 self.kind, self.version, self.kind
             )),
-            other => ApiError::internal(other),
+            other => Error::internal(other),
         }
     }
 }
 
 impl ObjectCodec for CrCodec {
-    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, ApiError> {
+    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error> {
         let mut obj: Value = serde_json::from_slice(bytes)
-            .map_err(|e| ApiError::internal(format!("decoding stored object: {e}")))?;
+            .map_err(|e| Error::internal(format!("decoding stored object: {e}")))?;
         self.adopt_removed_version(&mut obj);
         run_now(self.schemas.from_storage(obj, &self.version)).map_err(pipeline_error)
     }
 
-    fn decode_stored_many(&self, values: &[&[u8]]) -> Result<Vec<Value>, ApiError> {
+    fn decode_stored_many(&self, values: &[&[u8]]) -> Result<Vec<Value>, Error> {
         let mut objs = Vec::with_capacity(values.len());
         for bytes in values {
             let mut obj: Value = serde_json::from_slice(bytes)
-                .map_err(|e| ApiError::internal(format!("decoding stored object: {e}")))?;
+                .map_err(|e| Error::internal(format!("decoding stored object: {e}")))?;
             self.adopt_removed_version(&mut obj);
             objs.push(obj);
         }
@@ -124,7 +124,7 @@ impl ObjectCodec for CrCodec {
         let out =
             run_now(self.schemas.list_from_storage(objs, &self.version)).map_err(pipeline_error)?;
         if out.len() != values.len() {
-            return Err(ApiError::internal(
+            return Err(Error::internal(
                 "conversion returned another number of objects",
             ));
         }
@@ -139,12 +139,12 @@ impl ObjectCodec for CrCodec {
         Some(slot.splice(bytes, rv))
     }
 
-    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, ApiError> {
+    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error> {
         let stored = run_now(self.schemas.to_storage(obj.clone())).map_err(pipeline_error)?;
-        serde_json::to_vec(&stored).map_err(ApiError::internal)
+        serde_json::to_vec(&stored).map_err(Error::internal)
     }
 
-    fn normalize(&self, mut obj: Value) -> Result<Value, ApiError> {
+    fn normalize(&self, mut obj: Value) -> Result<Value, Error> {
         match self.schemas.decode_request(&mut obj, &self.version, false) {
             Ok(_) => Ok(obj),
             Err(e) => Err(self.request_error(&obj, e)),
@@ -179,15 +179,15 @@ impl ObjectCodec for CrCodec {
         self.openapi.clone()
     }
 
-    fn check_type(&self, kind: &str, api_version: &str) -> Option<ApiError> {
+    fn check_type(&self, kind: &str, api_version: &str) -> Option<Error> {
         let want = self.api_version();
         if !api_version.is_empty() && api_version != want {
-            return Some(ApiError::bad_request(format!(
+            return Some(Error::bad_request(format!(
                 "the API version in the data ({api_version}) does not match the expected API version ({want})"
             )));
         }
         if !kind.is_empty() && kind != self.kind {
-            return Some(ApiError::bad_request(format!(
+            return Some(Error::bad_request(format!(
                 "the kind in the data ({kind}) does not match the expected kind ({})",
                 self.kind
             )));
@@ -199,16 +199,12 @@ impl ObjectCodec for CrCodec {
 /// Maps a storage-side pipeline error. A failed conversion webhook answers 500 with the
 /// webhook's words and no reason or details (docs/apiextensions.md, Appendix B.1); anything
 /// else is an internal error.
-fn pipeline_error(e: PipelineError) -> ApiError {
+fn pipeline_error(e: PipelineError) -> Error {
     match e {
-        PipelineError::Conversion(ConversionError::Webhook(w)) => ApiError {
-            code: 500,
-            reason: "",
-            message: w.to_string(),
-            details: None,
-            list_continue: String::new(),
-        },
-        other => ApiError::internal(other),
+        PipelineError::Conversion(ConversionError::Webhook(w)) => {
+            Error::ConversionFailed(w.to_string())
+        }
+        other => Error::internal(other),
     }
 }
 

@@ -4,8 +4,8 @@
 //! the controller remove the objects first.
 
 use super::{CLEANUP_FINALIZER, causes};
+use crate::error::StatusCause;
 use crate::meta;
-use crate::status::StatusCause;
 use crate::strategy::Strategy;
 use kapi_api::apiextensions::v1::CustomResourceDefinition;
 use kapi_apiextensions::crd::{

@@ -6,7 +6,7 @@ use super::scale::ScaleSpec;
 use super::strategy::CrStrategy;
 use super::table::CrTable;
 use super::version_priority;
-use crate::registry::{ResourceEntry, ResourceNames, Scope, Subresource, storage_version_hash};
+use crate::entry::{ResourceEntry, ResourceNames, Scope, Subresource, storage_version_hash};
 use kapi_api::apiextensions::v1::{CustomResourceDefinition, CustomResourceDefinitionVersion};
 use kapi_apiextensions::{CustomResourceSchemas, PipelineError};
 use std::sync::Arc;

@@ -3,8 +3,8 @@
 //! as field labels, the deprecation warning, and no strategic merge patch (415).
 
 use super::codec::validation_causes;
+use crate::error::StatusCause;
 use crate::meta;
-use crate::status::StatusCause;
 use crate::strategy::Strategy;
 use kapi_apiextensions::CustomResourceSchemas;
 use serde_json::Value;

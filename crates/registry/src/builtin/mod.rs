@@ -2,9 +2,9 @@
 //! (core/v1), leases (coordination.k8s.io/v1), horizontalpodautoscalers (autoscaling/v2),
 //! customresourcedefinitions (apiextensions.k8s.io/v1). Data only; no handler knows them.
 
-use crate::builtin_tables as tables;
+mod tables;
 use crate::codec::{JsonCodec, ObjectCodec};
-use crate::registry::{ResourceEntry, ResourceNames, Scope, Subresource, storage_version_hash};
+use crate::entry::{ResourceEntry, ResourceNames, Scope, Subresource, storage_version_hash};
 use crate::scheme_codec::SchemeCodec;
 use crate::strategy::{GenericStrategy, NamespaceStrategy, Strategy};
 use crate::table::TableConvertor;

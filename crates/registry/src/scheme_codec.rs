@@ -3,7 +3,7 @@
 //! Scheme's defaults, reporting unknown and duplicate fields, and speaking protobuf.
 
 use crate::codec::ObjectCodec;
-use crate::status::ApiError;
+use crate::error::Error;
 use kapi_machinery::runtime::{Error as MachineryError, Object};
 use kapi_machinery::schema::{GroupVersion, GroupVersionKind};
 use kapi_machinery::serializer::framer::Framing;
@@ -56,15 +56,15 @@ impl SchemeCodec {
         self.served.with_kind(self.kind.as_str())
     }
 
-    fn cannot_handle(&self, e: impl std::fmt::Display) -> ApiError {
-        ApiError::bad_request(format!(
+    fn cannot_handle(&self, e: impl std::fmt::Display) -> Error {
+        Error::bad_request(format!(
             "{} in version \"{}\" cannot be handled as a {}: {e}",
             self.kind, self.served.version, self.kind
         ))
     }
 
     /// The typed object of a JSON value, by the value's own apiVersion/kind.
-    fn typed(&self, v: Value) -> Result<Box<dyn Object>, ApiError> {
+    fn typed(&self, v: Value) -> Result<Box<dyn Object>, Error> {
         let av = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
         let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
         let gvk = if kind.is_empty() {
@@ -76,7 +76,7 @@ impl SchemeCodec {
             .factory
             .scheme()
             .new_object(&gvk)
-            .map_err(ApiError::internal)?;
+            .map_err(Error::internal)?;
         obj.decode_json_value(v)
             .map_err(|e| self.cannot_handle(e))?;
         obj.set_group_version_kind(&gvk);
@@ -84,7 +84,7 @@ impl SchemeCodec {
     }
 
     /// Decodes bytes of any format, defaulting and converting to the served version.
-    fn decode_to_served(&self, bytes: &[u8]) -> Result<Value, ApiError> {
+    fn decode_to_served(&self, bytes: &[u8]) -> Result<Value, Error> {
         let decoded = self
             .factory
             .universal_decoder(std::slice::from_ref(&self.served))
@@ -93,8 +93,8 @@ impl SchemeCodec {
         self.to_value(decoded.object.as_ref())
     }
 
-    fn to_value(&self, obj: &dyn Object) -> Result<Value, ApiError> {
-        let mut v = obj.to_json_value().map_err(ApiError::internal)?;
+    fn to_value(&self, obj: &dyn Object) -> Result<Value, Error> {
+        let mut v = obj.to_json_value().map_err(Error::internal)?;
         if let Some(map) = v.as_object_mut() {
             map.insert(
                 "apiVersion".into(),
@@ -105,25 +105,25 @@ impl SchemeCodec {
         Ok(v)
     }
 
-    fn protobuf_encoder(&self) -> Result<Arc<dyn Encoder>, ApiError> {
+    fn protobuf_encoder(&self) -> Result<Arc<dyn Encoder>, Error> {
         self.factory
             .serializer_for_media_type("application/vnd.kubernetes.protobuf")
             .map(|s| s.serializer.clone() as Arc<dyn Encoder>)
-            .ok_or_else(|| ApiError::internal("no protobuf serializer"))
+            .ok_or_else(|| Error::internal("no protobuf serializer"))
     }
 }
 
-fn machinery_error(e: MachineryError) -> ApiError {
+fn machinery_error(e: MachineryError) -> Error {
     match e {
         MachineryError::NotMarshalable { .. } => {
-            ApiError::not_acceptable(&["application/json", "application/yaml"])
+            Error::not_acceptable(&["application/json", "application/yaml"])
         }
-        other => ApiError::internal(other),
+        other => Error::internal(other),
     }
 }
 
 impl ObjectCodec for SchemeCodec {
-    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, ApiError> {
+    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error> {
         let stored_version = serde_json::from_slice::<Value>(bytes).ok().filter(|v| {
             v.get("apiVersion").and_then(Value::as_str) == Some(&self.served.api_version())
         });
@@ -134,22 +134,22 @@ impl ObjectCodec for SchemeCodec {
         }
     }
 
-    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, ApiError> {
+    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error> {
         let typed = self.typed(obj.clone())?;
         let json = self
             .factory
             .serializer_for_media_type("application/json")
             .map(|s| s.serializer.clone() as Arc<dyn Encoder>)
-            .ok_or_else(|| ApiError::internal("no JSON serializer"))?;
+            .ok_or_else(|| Error::internal("no JSON serializer"))?;
         let storage: SharedVersioner = Arc::new(self.storage.clone());
         self.factory
             .encoder_for_version(json, storage)
             .encode_to_vec(typed.as_ref())
-            .map_err(ApiError::internal)
+            .map_err(Error::internal)
     }
 
-    fn normalize(&self, obj: Value) -> Result<Value, ApiError> {
-        let bytes = serde_json::to_vec(&obj).map_err(ApiError::internal)?;
+    fn normalize(&self, obj: Value) -> Result<Value, Error> {
+        let bytes = serde_json::to_vec(&obj).map_err(Error::internal)?;
         self.decode_to_served(&bytes)
     }
 
@@ -178,14 +178,14 @@ impl ObjectCodec for SchemeCodec {
         crate::codec::splice_resource_version(body, &self.stored_prefix, rv)
     }
 
-    fn encode_protobuf(&self, obj: Value) -> Result<Vec<u8>, ApiError> {
+    fn encode_protobuf(&self, obj: Value) -> Result<Vec<u8>, Error> {
         let typed = self.typed(obj)?;
         self.protobuf_encoder()?
             .encode_to_vec(typed.as_ref())
             .map_err(machinery_error)
     }
 
-    fn encode_protobuf_from_json(&self, json: &[u8]) -> Result<Vec<u8>, ApiError> {
+    fn encode_protobuf_from_json(&self, json: &[u8]) -> Result<Vec<u8>, Error> {
         // Only the leading kind/apiVersion are read; the rest decodes straight into the type.
         #[derive(serde::Deserialize)]
         #[serde(rename_all = "camelCase")]
@@ -195,13 +195,13 @@ impl ObjectCodec for SchemeCodec {
             #[serde(default)]
             kind: String,
         }
-        let tm: TypeMeta = serde_json::from_slice(json).map_err(ApiError::internal)?;
+        let tm: TypeMeta = serde_json::from_slice(json).map_err(Error::internal)?;
         let gvk = GroupVersionKind::from_api_version_and_kind(&tm.api_version, &tm.kind);
         let mut typed = self
             .factory
             .scheme()
             .new_object(&gvk)
-            .map_err(ApiError::internal)?;
+            .map_err(Error::internal)?;
         typed
             .decode_json(json, false)
             .map_err(|e| self.cannot_handle(e))?;
@@ -211,13 +211,13 @@ impl ObjectCodec for SchemeCodec {
             .map_err(machinery_error)
     }
 
-    fn decode_protobuf(&self, body: &[u8]) -> Result<Value, ApiError> {
+    fn decode_protobuf(&self, body: &[u8]) -> Result<Value, Error> {
         let decoded = self
             .factory
             .universal_deserializer()
             .decode(body, Some(&self.gvk()), None)
             .map_err(|e| self.cannot_handle(e))?;
-        let mut v = decoded.object.to_json_value().map_err(ApiError::internal)?;
+        let mut v = decoded.object.to_json_value().map_err(Error::internal)?;
         if let Some(map) = v.as_object_mut() {
             map.insert(
                 "apiVersion".into(),
@@ -228,12 +228,12 @@ impl ObjectCodec for SchemeCodec {
         Ok(v)
     }
 
-    fn encode_watch_frame_protobuf(&self, kind: &str, obj: &Value) -> Result<Vec<u8>, ApiError> {
+    fn encode_watch_frame_protobuf(&self, kind: &str, obj: &Value) -> Result<Vec<u8>, Error> {
         let info = self
             .factory
             .serializer_for_media_type("application/vnd.kubernetes.protobuf")
             .and_then(|s| s.stream_serializer.clone())
-            .ok_or_else(|| ApiError::internal("no protobuf stream serializer"))?;
+            .ok_or_else(|| Error::internal("no protobuf stream serializer"))?;
         let stream: Arc<dyn Encoder> = info.serializer.clone();
         let encoder = WatchEncoder::new(self.protobuf_encoder()?, stream, Framing::LengthDelimited);
         let typed = self.typed(obj.clone())?;

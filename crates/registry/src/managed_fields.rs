@@ -2,8 +2,8 @@
 //! write, and server-side apply's ownership rules: conflicts with other managers (409,
 //! R8.19), `force`, and removal of fields a manager stops applying.
 
+use crate::error::{Error, StatusCause};
 use crate::meta;
-use crate::status::{ApiError, StatusCause, StatusDetails};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
@@ -285,7 +285,7 @@ fn conflict_error(
     resource: &str,
     name: &str,
     conflicts: &[(String, String, Path)],
-) -> ApiError {
+) -> Error {
     let n = conflicts.len();
     let message = if n == 1 {
         let (m, av, p) = &conflicts[0];
@@ -314,18 +314,12 @@ fn conflict_error(
             field: dotted(p),
         })
         .collect();
-    ApiError {
-        code: 409,
-        reason: "Conflict",
+    Error::ApplyConflict {
+        group: group.to_owned(),
+        resource: resource.to_owned(),
+        name: name.to_owned(),
         message,
-        details: Some(Box::new(StatusDetails {
-            name: name.to_owned(),
-            group: group.to_owned(),
-            kind: resource.to_owned(),
-            causes,
-            ..StatusDetails::default()
-        })),
-        list_continue: String::new(),
+        causes,
     }
 }
 
@@ -338,7 +332,7 @@ pub fn apply(
     w: &Writer,
     force: bool,
     target: (&str, &str, &str),
-) -> Result<Value, ApiError> {
+) -> Result<Value, Error> {
     let applied_leaves = leaves(applied);
     let mut list = entries(current);
     let mut conflicts = Vec::new();
@@ -361,7 +355,7 @@ pub fn apply(
         .flat_map(|e| e.fields.iter().cloned())
         .collect();
     let mut obj = current.clone();
-    crate::handlers::patch::apply_merge(&mut obj, applied);
+    apply_merge(&mut obj, applied);
     for p in previous.difference(&applied_leaves) {
         let owned_elsewhere = list
             .iter()
@@ -420,7 +414,7 @@ mod tests {
         };
         let err = apply(&cm, &applied, &w2, false, ("", "configmaps", "c")).unwrap_err();
         assert_eq!(
-            err.message,
+            err.to_string(),
             "Apply failed with 1 conflict: conflict with \"kubectl-create\" using v1: .data.a"
         );
         let forced = apply(&cm, &applied, &w2, true, ("", "configmaps", "c")).unwrap();
@@ -446,5 +440,24 @@ mod tests {
         let second = json!({"metadata": {"name": "c"}, "data": {"a": "1"}});
         let obj = apply(&obj, &second, &w, false, ("", "configmaps", "c")).unwrap();
         assert_eq!(obj["data"], json!({"a": "1"}));
+    }
+}
+
+/// Merges without deleting: apply's "set what is given" for fields not owned elsewhere.
+pub fn apply_merge(target: &mut Value, applied: &Value) {
+    match (target.as_object_mut(), applied.as_object()) {
+        (Some(t), Some(a)) => {
+            for (k, v) in a {
+                match t.get_mut(k) {
+                    Some(existing) if existing.is_object() && v.is_object() => {
+                        apply_merge(existing, v)
+                    }
+                    _ => {
+                        t.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        _ => *target = applied.clone(),
     }
 }

@@ -2,32 +2,32 @@
 //! version and back, which fields a kind knows (field validation), and protobuf where the
 //! kind has it. Handlers only see objects as JSON values in the request version.
 
-use crate::status::ApiError;
+use crate::error::Error;
 use serde_json::Value;
 
 /// Converts between stored bytes and objects in one entry's version.
 pub trait ObjectCodec: Send + Sync {
     /// Decodes a stored value into an object in this entry's version.
-    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, ApiError>;
+    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error>;
 
     /// Decodes the stored values of one list page, in order. Codecs that convert through a
     /// webhook override it so that a page costs one conversion call (issue 6).
-    fn decode_stored_many(&self, values: &[&[u8]]) -> Result<Vec<Value>, ApiError> {
+    fn decode_stored_many(&self, values: &[&[u8]]) -> Result<Vec<Value>, Error> {
         values.iter().map(|b| self.decode_stored(b)).collect()
     }
 
     /// Encodes an object in this entry's version for storage (in the storage version).
-    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, ApiError>;
+    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error>;
 
     /// Brings a decoded body into the kind's canonical form in this entry's version
     /// (defaults applied, unknown fields dropped).
-    fn normalize(&self, obj: Value) -> Result<Value, ApiError> {
+    fn normalize(&self, obj: Value) -> Result<Value, Error> {
         Ok(obj)
     }
 
     /// The error for a body whose `kind`/`apiVersion` (either may be empty) differ from this
     /// entry's, when the kind words it differently from built-ins (custom resources).
-    fn check_type(&self, _kind: &str, _api_version: &str) -> Option<ApiError> {
+    fn check_type(&self, _kind: &str, _api_version: &str) -> Option<Error> {
         None
     }
 
@@ -68,30 +68,30 @@ pub trait ObjectCodec: Send + Sync {
     }
 
     /// Encodes an object (or a list, meta.k8s.io types included) as Kubernetes protobuf.
-    fn encode_protobuf(&self, _obj: Value) -> Result<Vec<u8>, ApiError> {
-        Err(ApiError::not_acceptable(&[
+    fn encode_protobuf(&self, _obj: Value) -> Result<Vec<u8>, Error> {
+        Err(Error::not_acceptable(&[
             "application/json",
             "application/yaml",
         ]))
     }
 
     /// Encodes JSON bytes of an object or list as Kubernetes protobuf.
-    fn encode_protobuf_from_json(&self, json: &[u8]) -> Result<Vec<u8>, ApiError> {
-        let value = serde_json::from_slice(json).map_err(ApiError::internal)?;
+    fn encode_protobuf_from_json(&self, json: &[u8]) -> Result<Vec<u8>, Error> {
+        let value = serde_json::from_slice(json).map_err(Error::internal)?;
         self.encode_protobuf(value)
     }
 
     /// Encodes one length-delimited protobuf watch frame of event `kind` carrying `obj`.
-    fn encode_watch_frame_protobuf(&self, _kind: &str, _obj: &Value) -> Result<Vec<u8>, ApiError> {
-        Err(ApiError::not_acceptable(&[
+    fn encode_watch_frame_protobuf(&self, _kind: &str, _obj: &Value) -> Result<Vec<u8>, Error> {
+        Err(Error::not_acceptable(&[
             "application/json",
             "application/yaml",
         ]))
     }
 
     /// Decodes a Kubernetes protobuf body into an object in this entry's version.
-    fn decode_protobuf(&self, _body: &[u8]) -> Result<Value, ApiError> {
-        Err(ApiError::unsupported_media_type(&[
+    fn decode_protobuf(&self, _body: &[u8]) -> Result<Value, Error> {
+        Err(Error::unsupported_media_type(&[
             "application/json",
             "application/yaml",
         ]))
@@ -114,9 +114,9 @@ impl JsonCodec {
 }
 
 impl ObjectCodec for JsonCodec {
-    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, ApiError> {
+    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error> {
         let mut obj: Value = serde_json::from_slice(bytes)
-            .map_err(|e| ApiError::internal(format!("decoding stored object: {e}")))?;
+            .map_err(|e| Error::internal(format!("decoding stored object: {e}")))?;
         if let Some(map) = obj.as_object_mut() {
             map.insert(
                 "apiVersion".to_owned(),
@@ -126,8 +126,8 @@ impl ObjectCodec for JsonCodec {
         Ok(obj)
     }
 
-    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, ApiError> {
-        serde_json::to_vec(obj).map_err(ApiError::internal)
+    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error> {
+        serde_json::to_vec(obj).map_err(Error::internal)
     }
 }
 

@@ -1,8 +1,8 @@
 //! The strategy of a registry entry: what create and update do to an object before it is
 //! stored (server fields, status/spec reset), how it is validated, and its field labels.
 
+use crate::error::StatusCause;
 use crate::meta;
-use crate::status::StatusCause;
 use serde_json::Value;
 
 /// Which names a kind accepts.

@@ -2,8 +2,8 @@
 //! through the CRD's `specReplicasPath`, `statusReplicasPath` and `labelSelectorPath`
 //! (golden `cr-scale.json`), and the write-back of `spec.replicas`.
 
+use crate::error::StatusCause;
 use crate::meta;
-use crate::status::StatusCause;
 use serde_json::{Map, Value, json};
 
 /// The JSON paths of a CRD version's scale subresource (`.spec.replicas`).

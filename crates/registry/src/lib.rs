@@ -1,0 +1,22 @@
+//! kube's registry layer in Rust, without HTTP (DESIGN.md "The registry entry"): every served
+//! resource, built-in or custom, is one [`entry::ResourceEntry`] with its storage codec,
+//! strategy and table convertor; the [`rest`] store runs every verb over an entry (one
+//! guaranteed-update loop under PUT, PATCH, apply, `/status` and `/scale`); failures are
+//! typed [`Error`] values that the HTTP edge turns into a `Status` once.
+
+pub mod builtin;
+pub mod codec;
+pub mod crd;
+pub mod entry;
+pub mod error;
+pub mod json_dups;
+pub mod managed_fields;
+pub mod meta;
+pub mod scheme_codec;
+pub mod selectors;
+pub mod storage_migration;
+pub mod strategic;
+pub mod strategy;
+pub mod table;
+
+pub use error::{Error, Result, StatusCause, StatusDetails};
