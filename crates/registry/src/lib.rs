@@ -12,6 +12,8 @@ pub mod error;
 pub mod json_dups;
 pub mod managed_fields;
 pub mod meta;
+pub mod patch;
+pub mod rest;
 pub mod scheme_codec;
 pub mod selectors;
 pub mod storage_migration;

@@ -380,6 +380,25 @@ pub fn apply(
     Ok(obj)
 }
 
+/// Merges without deleting: apply's "set what is given" for fields not owned elsewhere.
+pub fn apply_merge(target: &mut Value, applied: &Value) {
+    match (target.as_object_mut(), applied.as_object()) {
+        (Some(t), Some(a)) => {
+            for (k, v) in a {
+                match t.get_mut(k) {
+                    Some(existing) if existing.is_object() && v.is_object() => {
+                        apply_merge(existing, v)
+                    }
+                    _ => {
+                        t.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        _ => *target = applied.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -440,24 +459,5 @@ mod tests {
         let second = json!({"metadata": {"name": "c"}, "data": {"a": "1"}});
         let obj = apply(&obj, &second, &w, false, ("", "configmaps", "c")).unwrap();
         assert_eq!(obj["data"], json!({"a": "1"}));
-    }
-}
-
-/// Merges without deleting: apply's "set what is given" for fields not owned elsewhere.
-pub fn apply_merge(target: &mut Value, applied: &Value) {
-    match (target.as_object_mut(), applied.as_object()) {
-        (Some(t), Some(a)) => {
-            for (k, v) in a {
-                match t.get_mut(k) {
-                    Some(existing) if existing.is_object() && v.is_object() => {
-                        apply_merge(existing, v)
-                    }
-                    _ => {
-                        t.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        _ => *target = applied.clone(),
     }
 }

@@ -108,6 +108,31 @@ pub trait Strategy: Send + Sync {
     fn on_delete_finalizes_content(&self) -> bool {
         false
     }
+
+    /// Whether something other than `metadata.finalizers` keeps an object that is being
+    /// deleted (a Namespace's `spec.finalizers`).
+    fn blocks_deletion(&self, _obj: &Value) -> bool {
+        false
+    }
+
+    /// Whether an update without `metadata.resourceVersion` is allowed (kube's
+    /// `AllowUnconditionalUpdate`): true for most built-ins, false for custom resources
+    /// and CRDs (R8.13).
+    fn allow_unconditional_update(&self) -> bool {
+        true
+    }
+
+    /// Whether PUT creates a missing object (kube's `AllowCreateOnUpdate`).
+    fn allow_create_on_update(&self) -> bool {
+        false
+    }
+
+    /// The grace period of a delete that asked for none (kube's
+    /// `RESTGracefulDeleteStrategy`): `None` for kinds deleted at once, which ignore
+    /// `gracePeriodSeconds` as upstream's non-graceful kinds do.
+    fn default_grace_period_seconds(&self, _obj: &Value) -> Option<i64> {
+        None
+    }
 }
 
 /// A strategy described by data: the common case for built-in kinds and custom resources.
@@ -218,6 +243,12 @@ impl Strategy for NamespaceStrategy {
 
     fn on_delete_finalizes_content(&self) -> bool {
         true
+    }
+
+    fn blocks_deletion(&self, obj: &Value) -> bool {
+        meta::nested(obj, &["spec", "finalizers"])
+            .and_then(Value::as_array)
+            .is_some_and(|f| !f.is_empty())
     }
 
     /// `finalize` only sets `spec.finalizers`.

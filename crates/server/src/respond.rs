@@ -166,7 +166,7 @@ impl Writer {
     }
 
     /// Writes an error Status (JSON; YAML when YAML was negotiated).
-    pub fn error(&self, e: ApiError) -> Response {
-        e.into_response()
+    pub fn error(&self, e: impl Into<ApiError>) -> Response {
+        e.into().into_response()
     }
 }

@@ -52,6 +52,10 @@ fn set_stored_versions(obj: &mut Value, versions: Vec<String>) {
 }
 
 impl Strategy for CrdStrategy {
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+
     fn has_status(&self) -> bool {
         true
     }

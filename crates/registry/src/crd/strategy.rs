@@ -27,6 +27,10 @@ pub struct CrStrategy {
 }
 
 impl Strategy for CrStrategy {
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+
     fn has_status(&self) -> bool {
         self.status
     }

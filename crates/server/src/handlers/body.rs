@@ -5,6 +5,7 @@
 use super::Ctx;
 use crate::negotiate::{Media, negotiate_input};
 use crate::status::ApiError;
+use kapi_registry::rest::options::FieldValidation;
 use axum::body::{Body, Bytes};
 use axum::http::header::CONTENT_TYPE;
 use kapi_registry::json_dups::parse_with_duplicates;
@@ -123,7 +124,11 @@ fn check_type(ctx: &Ctx, obj: &mut Value) -> Result<(), ApiError> {
 }
 
 /// Reads, decodes and validates a write body.
-pub async fn decode_body(ctx: &Ctx, body: Body) -> Result<Decoded, ApiError> {
+pub async fn decode_body(
+    ctx: &Ctx,
+    body: Body,
+    mode: FieldValidation,
+) -> Result<Decoded, ApiError> {
     let content_type = ctx.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
     let media = negotiate_input(content_type, ctx.entry.codec.supports_protobuf())?;
     let bytes = read_limited(ctx, body).await?;
@@ -138,9 +143,19 @@ pub async fn decode_body(ctx: &Ctx, body: Body) -> Result<Decoded, ApiError> {
     let mut obj = obj;
     check_type(ctx, &mut obj)?;
     let obj = ctx.entry.codec.normalize(obj)?;
-    let mode = ctx.query.get("fieldValidation").unwrap_or("Warn");
+    validated(ctx, obj, problems, mode)
+}
+
+/// Applies the field-validation mode to what decoding found: Strict fails with 400,
+/// Warn turns problems into warnings, Ignore drops them.
+pub fn validated(
+    ctx: &Ctx,
+    obj: Value,
+    problems: Vec<String>,
+    mode: FieldValidation,
+) -> Result<Decoded, ApiError> {
     match mode {
-        "Strict" if !problems.is_empty() => {
+        FieldValidation::Strict if !problems.is_empty() => {
             let version = &ctx.entry.version;
             let kind = &ctx.entry.names.kind;
             Err(ApiError::bad_request(format!(
@@ -148,17 +163,14 @@ pub async fn decode_body(ctx: &Ctx, body: Body) -> Result<Decoded, ApiError> {
                 problems.join(", ")
             )))
         }
-        "Strict" | "Warn" => Ok(Decoded {
+        FieldValidation::Strict | FieldValidation::Warn => Ok(Decoded {
             obj,
             warnings: problems,
         }),
-        "Ignore" => Ok(Decoded {
+        FieldValidation::Ignore => Ok(Decoded {
             obj,
             warnings: Vec::new(),
         }),
-        other => Err(ApiError::bad_request(format!(
-            "fieldValidation parameter unsupported: {other}"
-        ))),
     }
 }
 

@@ -17,6 +17,8 @@ use crate::status::ApiError;
 use axum::http::HeaderMap;
 use kapi_registry::entry::{RegistryTable, ResourceEntry};
 use kapi_registry::meta;
+use kapi_registry::rest::options::WriteOptions;
+use kapi_registry::rest::{RestStore, WriteContext};
 use kapi_storage::{KeyValue, StoreError};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -90,43 +92,32 @@ impl Ctx {
 
     /// 404 for the object the URL names.
     pub fn not_found(&self) -> ApiError {
-        ApiError::not_found(&self.entry.group, &self.entry.names.plural, self.name())
+        self.rest().not_found(self.name()).into()
+    }
+
+    /// The REST store of this request's entry.
+    pub fn rest(&self) -> RestStore<'_> {
+        RestStore::new(self.state.store.as_ref(), &self.table, &self.entry)
+    }
+
+    /// The write context of this request (namespace, subresource, manager, dryRun).
+    pub fn write_context(&self, opts: &WriteOptions) -> WriteContext {
+        WriteContext {
+            namespace: self.info.namespace.clone(),
+            subresource: self.info.subresource.clone(),
+            manager: self.manager(opts),
+            dry_run: opts.dry_run,
+        }
     }
 
     /// Maps a store error to a Status for the object `name`.
     pub fn store_error(&self, e: StoreError, name: &str) -> ApiError {
-        let (g, r) = (&self.entry.group, &self.entry.names.plural);
-        match e {
-            StoreError::NotFound { .. } => ApiError::not_found(g, r, name),
-            StoreError::AlreadyExists { .. } => ApiError::already_exists(g, r, name),
-            StoreError::Conflict { .. } => ApiError::conflict_modified(g, r, name),
-            StoreError::Compacted {
-                requested,
-                compacted,
-            } => ApiError::expired(format!(
-                "too old resource version: {requested} ({compacted})"
-            )),
-            StoreError::FutureRevision { requested, current } => ApiError {
-                code: 504,
-                reason: "Timeout",
-                message: format!("Too large resource version: {requested}, current: {current}"),
-                details: None,
-                list_continue: String::new(),
-            },
-            StoreError::Unavailable(m) => ApiError::unavailable(m),
-            other => ApiError::internal(other),
-        }
+        self.rest().store_error(e, name).into()
     }
 
     /// Decodes a stored key-value into an object with its resourceVersion.
     pub fn decode(&self, kv: &KeyValue) -> Result<Value, ApiError> {
-        let mut obj = self.entry.codec.decode_stored(&kv.value)?;
-        meta::set_meta(
-            &mut obj,
-            "resourceVersion",
-            Some(Value::String(kv.mod_revision.to_string())),
-        );
-        Ok(obj)
+        Ok(self.rest().decode(kv)?)
     }
 
     /// Decodes the key-values of one list page (one conversion call for all of them), each
@@ -162,28 +153,11 @@ impl Ctx {
     }
 
     /// The field manager of this request (`fieldManager`, else the User-Agent's product).
-    pub fn manager(&self) -> String {
+    pub fn manager(&self, opts: &WriteOptions) -> String {
         let ua = self
             .headers
             .get(axum::http::header::USER_AGENT)
             .and_then(|v| v.to_str().ok());
-        kapi_registry::managed_fields::manager_name(self.query.get("fieldManager"), ua)
-    }
-
-    /// Records this request's Update in `new`'s managedFields (`old` is `None` on create).
-    pub fn record_update(&self, new: &mut Value, old: Option<&Value>) {
-        let manager = self.manager();
-        let api_version = self.entry.api_version();
-        let w = kapi_registry::managed_fields::Writer {
-            manager: &manager,
-            api_version: &api_version,
-            subresource: self.info.subresource.as_deref().unwrap_or(""),
-        };
-        kapi_registry::managed_fields::record_update(new, old, &w);
-    }
-
-    /// Whether `dryRun=All` was requested.
-    pub fn dry_run(&self) -> bool {
-        self.query.get("dryRun") == Some("All")
+        kapi_registry::managed_fields::manager_name(opts.field_manager.as_deref(), ua)
     }
 }
