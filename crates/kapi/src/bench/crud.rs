@@ -29,14 +29,32 @@ pub async fn run_many<F>(
 where
     F: Fn(usize) -> (Method, String, Option<Vec<u8>>),
 {
+    let (lat, errors, total, _) = run_many_versions(client, n, c, request).await;
+    (lat, errors, total)
+}
+
+/// [`run_many`], also returning the `metadata.resourceVersion` each reply carried (by
+/// request index; empty for a failed request), so that updates can name it as real
+/// clients do (custom resources refuse updates without it, R8.13).
+pub async fn run_many_versions<F>(
+    client: &ApiClient,
+    n: usize,
+    c: usize,
+    request: F,
+) -> (Vec<Duration>, usize, Duration, Vec<String>)
+where
+    F: Fn(usize) -> (Method, String, Option<Vec<u8>>),
+{
     let started = Instant::now();
-    let results: Vec<Option<Duration>> = futures::stream::iter(0..n)
+    let mut results: Vec<(usize, Option<(Duration, String)>)> = futures::stream::iter(0..n)
         .map(|i| {
             let (method, path, body) = request(i);
             async move {
                 let t = Instant::now();
-                match client.send(method, &path, "application/json", body).await {
-                    Ok(r) if r.status.is_success() => Some(t.elapsed()),
+                let outcome = match client.send(method, &path, "application/json", body).await {
+                    Ok(r) if r.status.is_success() => {
+                        Some((t.elapsed(), resource_version(&r.body)))
+                    }
                     Ok(r) => {
                         tracing::warn!(status = %r.status, %path, "unexpected status");
                         None
@@ -45,15 +63,46 @@ where
                         tracing::warn!(error = %e, "request failed");
                         None
                     }
-                }
+                };
+                (i, outcome)
             }
         })
         .buffer_unordered(c.max(1))
         .collect()
         .await;
     let total = started.elapsed();
-    let errors = results.iter().filter(|r| r.is_none()).count();
-    (results.into_iter().flatten().collect(), errors, total)
+    results.sort_by_key(|(i, _)| *i);
+    let errors = results.iter().filter(|(_, r)| r.is_none()).count();
+    let versions = results
+        .iter()
+        .map(|(_, r)| r.as_ref().map(|(_, rv)| rv.clone()).unwrap_or_default())
+        .collect();
+    let latencies = results
+        .into_iter()
+        .filter_map(|(_, r)| r.map(|(d, _)| d))
+        .collect();
+    (latencies, errors, total, versions)
+}
+
+/// `metadata.resourceVersion` of a JSON reply, or empty.
+fn resource_version(body: &[u8]) -> String {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v["metadata"]["resourceVersion"].as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// Puts `"resourceVersion":"<rv>"` first in the metadata of a body built by this module.
+pub fn with_resource_version(body: Vec<u8>, rv: &str) -> Vec<u8> {
+    if rv.is_empty() {
+        return body;
+    }
+    let text = String::from_utf8_lossy(&body).replacen(
+        r#""metadata":{"#,
+        &format!(r#""metadata":{{"resourceVersion":"{rv}","#),
+        1,
+    );
+    text.into_bytes()
 }
 
 /// create, get, update of `n` ConfigMaps named `bench-c<c>-<i>` at concurrency `c`.
@@ -61,7 +110,7 @@ pub async fn crud_rows(client: &ApiClient, ns: &str, n: usize, c: usize) -> Vec<
     let base = configmaps(ns);
     let name = |i: usize| format!("bench-c{c}-{i}");
     let mut rows = Vec::new();
-    let (lat, err, t) = run_many(client, n, c, |i| {
+    let (lat, err, t, versions) = run_many_versions(client, n, c, |i| {
         let body = configmap(&name(i), i, r#""phase":"crud""#);
         (Method::POST, base.clone(), Some(body))
     })
@@ -73,7 +122,10 @@ pub async fn crud_rows(client: &ApiClient, ns: &str, n: usize, c: usize) -> Vec<
     .await;
     rows.push(Row::new("get", c, lat, err, t));
     let (lat, err, t) = run_many(client, n, c, |i| {
-        let body = configmap(&name(i), i + 1, r#""phase":"crud""#);
+        let body = with_resource_version(
+            configmap(&name(i), i + 1, r#""phase":"crud""#),
+            &versions[i],
+        );
         (Method::PUT, format!("{base}/{}", name(i)), Some(body))
     })
     .await;

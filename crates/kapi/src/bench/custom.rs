@@ -4,7 +4,7 @@
 
 use super::BenchError;
 use super::client::ApiClient;
-use super::crud::run_many;
+use super::crud::{run_many, run_many_versions, with_resource_version};
 use super::list::{ListSpec, measure};
 use super::report::Row;
 use http::{Method, StatusCode};
@@ -130,7 +130,7 @@ pub async fn crud_rows(client: &ApiClient, ns: &str, n: usize, c: usize) -> Vec<
     let base = widgets(ns);
     let name = |i: usize| format!("bench-c{c}-{i}");
     let mut rows = Vec::new();
-    let (lat, err, t) = run_many(client, n, c, |i| {
+    let (lat, err, t, versions) = run_many_versions(client, n, c, |i| {
         let body = widget(&name(i), i, r#""phase":"crud""#);
         (Method::POST, base.clone(), Some(body))
     })
@@ -142,7 +142,8 @@ pub async fn crud_rows(client: &ApiClient, ns: &str, n: usize, c: usize) -> Vec<
     .await;
     rows.push(Row::new("get benchwidgets", c, lat, err, t));
     let (lat, err, t) = run_many(client, n, c, |i| {
-        let body = widget(&name(i), i + 1, r#""phase":"crud""#);
+        let body =
+            with_resource_version(widget(&name(i), i + 1, r#""phase":"crud""#), &versions[i]);
         (Method::PUT, format!("{base}/{}", name(i)), Some(body))
     })
     .await;

@@ -241,7 +241,12 @@ impl<'a> RestStore<'a> {
     }
 
     fn invalid(&self, obj: &Value, causes: Vec<StatusCause>) -> Error {
-        Error::invalid(self.group(), &self.entry.names.kind, meta::name(obj), causes)
+        Error::invalid(
+            self.group(),
+            &self.entry.names.kind,
+            meta::name(obj),
+            causes,
+        )
     }
 
     /// Validation of a new object: name, labels and annotations, then the strategy's rules.
@@ -301,7 +306,9 @@ impl<'a> RestStore<'a> {
         }
         if sub == Some("status") {
             let status = new.get("status").cloned();
-            let managed = meta::meta(new).and_then(|m| m.get("managedFields")).cloned();
+            let managed = meta::meta(new)
+                .and_then(|m| m.get("managedFields"))
+                .cloned();
             let mut merged = old.clone();
             if let Some(map) = merged.as_object_mut() {
                 match status {
@@ -448,7 +455,11 @@ impl<'a> RestStore<'a> {
                 });
             }
         }
-        Err(Error::conflict_modified(self.group(), self.resource(), name))
+        Err(Error::conflict_modified(
+            self.group(),
+            self.resource(),
+            name,
+        ))
     }
 
     fn check_name(&self, obj: &Value, name: &str) -> Result<()> {
@@ -541,7 +552,11 @@ impl<'a> RestStore<'a> {
             && !self.grace_pending(&new)
             && !self.entry.strategy.blocks_deletion(&new)
         {
-            return match self.store.delete(key.as_bytes(), Some(current.revision)).await {
+            return match self
+                .store
+                .delete(key.as_bytes(), Some(current.revision))
+                .await
+            {
                 Ok(resp) => {
                     let mut gone = self.decode(&resp.prev)?;
                     meta::set_meta(
@@ -587,7 +602,12 @@ impl<'a> RestStore<'a> {
     /// DELETE of one object: preconditions (409), then — by finalizers, propagation policy,
     /// the kind's grace period and namespace finalization — either marks it as being deleted
     /// or removes it, with compare-and-swap and the same retry as updates (R8.22–R8.24).
-    pub async fn delete(&self, w: &WriteContext, name: &str, opts: &DeleteOptions) -> Result<Deleted> {
+    pub async fn delete(
+        &self,
+        w: &WriteContext,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> Result<Deleted> {
         let ns = w.namespace.as_deref();
         let w = &WriteContext {
             dry_run: w.dry_run || opts.dry_run,
@@ -628,13 +648,21 @@ impl<'a> RestStore<'a> {
                 return Ok(Deleted::Removed(current.object));
             }
             let key = self.entry.key(ns, name);
-            match self.store.delete(key.as_bytes(), Some(current.revision)).await {
+            match self
+                .store
+                .delete(key.as_bytes(), Some(current.revision))
+                .await
+            {
                 Ok(_) => return Ok(Deleted::Removed(current.object)),
                 Err(StoreError::Conflict { .. }) => continue,
                 Err(e) => return Err(self.store_error(e, name)),
             }
         }
-        Err(Error::conflict_modified(self.group(), self.resource(), name))
+        Err(Error::conflict_modified(
+            self.group(),
+            self.resource(),
+            name,
+        ))
     }
 
     fn check_preconditions(&self, opts: &DeleteOptions, obj: &Value, name: &str) -> Result<()> {

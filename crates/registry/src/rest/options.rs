@@ -137,7 +137,10 @@ impl WriteOptions {
             Some(v) if verb == WriteVerb::Patch => Some(parse_bool("force", v)?),
             _ => None,
         };
-        let field_manager = params.get("fieldManager").filter(|m| !m.is_empty()).cloned();
+        let field_manager = params
+            .get("fieldManager")
+            .filter(|m| !m.is_empty())
+            .cloned();
         if let Some(m) = &field_manager
             && m.chars().count() > 128
         {
@@ -456,8 +459,12 @@ mod tests {
 
     #[test]
     fn a_grace_period_that_is_not_a_number_is_a_bad_request() {
-        let e = DeleteOptions::parse(b"", BodyEncoding::Json, &params(&[("gracePeriodSeconds", "soon")]))
-            .unwrap_err();
+        let e = DeleteOptions::parse(
+            b"",
+            BodyEncoding::Json,
+            &params(&[("gracePeriodSeconds", "soon")]),
+        )
+        .unwrap_err();
         assert_eq!(
             e,
             Error::bad_request("strconv.ParseInt: parsing \"soon\": invalid syntax")

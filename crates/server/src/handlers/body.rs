@@ -5,11 +5,11 @@
 use super::Ctx;
 use crate::negotiate::{Media, negotiate_input};
 use crate::status::ApiError;
-use kapi_registry::rest::options::FieldValidation;
 use axum::body::{Body, Bytes};
 use axum::http::header::CONTENT_TYPE;
 use kapi_registry::json_dups::parse_with_duplicates;
 use kapi_registry::meta;
+use kapi_registry::rest::options::FieldValidation;
 use serde_json::Value;
 
 /// kube-apiserver's default maximum request body (`--max-request-bytes` is 3 MiB).

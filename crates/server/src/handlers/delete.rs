@@ -35,7 +35,8 @@ async fn options(ctx: &Ctx, body: Body) -> Result<DeleteOptions, ApiError> {
 
 /// The Status of a completed deletion (R8.22).
 fn success(ctx: &Ctx, name: &str, obj: &Value) -> Value {
-    let mut details = json!({"name": name, "kind": ctx.entry.names.plural, "uid": meta::meta_str(obj, "uid")});
+    let mut details =
+        json!({"name": name, "kind": ctx.entry.names.plural, "uid": meta::meta_str(obj, "uid")});
     if !ctx.entry.group.is_empty() {
         details["group"] = json!(ctx.entry.group);
     }
@@ -116,7 +117,9 @@ pub async fn delete_collection(ctx: &Ctx, body: Body) -> Response {
                     deleted.push(object)
                 }
                 Ok(Deleted::Removed(_)) => deleted.push(obj),
-                Err(kapi_registry::Error::NotFound { .. } | kapi_registry::Error::Conflict { .. }) => {}
+                Err(
+                    kapi_registry::Error::NotFound { .. } | kapi_registry::Error::Conflict { .. },
+                ) => {}
                 Err(e) => return Err(e.into()),
             }
         }

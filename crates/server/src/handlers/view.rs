@@ -142,7 +142,11 @@ async fn write(
         // The Scale's resourceVersion is a precondition on the object (R8.17).
         let rv = meta::resource_version(&view);
         if !rv.is_empty() {
-            meta::set_meta(&mut obj, "resourceVersion", Some(Value::String(rv.to_owned())));
+            meta::set_meta(
+                &mut obj,
+                "resourceVersion",
+                Some(Value::String(rv.to_owned())),
+            );
         }
         Ok(obj)
     });

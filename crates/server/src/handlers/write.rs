@@ -11,7 +11,12 @@ use kapi_registry::rest::UpdateFn;
 use kapi_registry::rest::options::{WriteOptions, WriteVerb};
 
 /// A response with the object and the decoding warnings.
-pub fn respond(ctx: &Ctx, status: StatusCode, obj: serde_json::Value, warnings: &[String]) -> Response {
+pub fn respond(
+    ctx: &Ctx,
+    status: StatusCode,
+    obj: serde_json::Value,
+    warnings: &[String],
+) -> Response {
     let mut resp = ctx.writer.object(&ctx.entry, status, obj);
     add_warnings(&mut resp, warnings);
     resp
