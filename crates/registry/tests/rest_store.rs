@@ -1,0 +1,455 @@
+//! The REST store without HTTP, on the embedded store and on a real etcd: every case runs
+//! against both backends (R8.12–R8.24).
+
+use kapi_registry::builtin::json_entries;
+use kapi_registry::entry::{Registry, RegistryTable, ResourceEntry};
+use kapi_registry::rest::options::{DeleteOptions, Propagation};
+use kapi_registry::rest::{Deleted, RestStore, UpdateFn, WriteContext};
+use kapi_registry::{Error, meta};
+use kapi_storage::{
+    DeleteResponse, EmbeddedConfig, EtcdConfig, KeyValue, RangeRequest, RangeResponse,
+    Result as StoreResult, Store, StoreConfig, WatchRequest, WatchStream, open_store,
+};
+use kapi_testsupport::etcd::EtcdProcess;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A store, a registry with the built-ins (JSON codecs) and the Widget CRD, and the
+/// namespace `team`.
+struct Harness {
+    store: Arc<dyn Store>,
+    table: Arc<RegistryTable>,
+    _dir: Option<tempfile::TempDir>,
+    _etcd: Option<EtcdProcess>,
+}
+
+impl Harness {
+    async fn new(store: Arc<dyn Store>) -> Self {
+        let registry = Registry::new();
+        registry.upsert(json_entries("/registry"));
+        let crd = kapi_testsupport::widget_webhook::widget_crd(json!({"strategy": "None"}));
+        let crd = serde_json::from_value(crd).expect("the golden CRD decodes");
+        let widgets = kapi_registry::crd::entries_for_crd("/registry", &crd).expect("CRD entries");
+        registry.upsert(widgets);
+        let h = Self {
+            store,
+            table: registry.snapshot(),
+            _dir: None,
+            _etcd: None,
+        };
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}});
+        h.rest("", "v1", "namespaces")
+            .create(&WriteContext::default(), ns)
+            .await
+            .expect("namespace created");
+        h
+    }
+
+    fn entry(&self, group: &str, version: &str, resource: &str) -> &ResourceEntry {
+        self.table.get(group, version, resource).expect("entry")
+    }
+
+    fn rest(&self, group: &str, version: &str, resource: &str) -> RestStore<'_> {
+        RestStore::new(
+            self.store.as_ref(),
+            &self.table,
+            self.entry(group, version, resource),
+        )
+    }
+
+    fn configmaps(&self) -> RestStore<'_> {
+        self.rest("", "v1", "configmaps")
+    }
+
+    fn widgets(&self) -> RestStore<'_> {
+        self.rest("golden.example.com", "v1alpha1", "widgets")
+    }
+}
+
+async fn embedded() -> Harness {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = EmbeddedConfig::new(dir.path());
+    let store = open_store(StoreConfig::Embedded(config))
+        .await
+        .expect("embedded store");
+    let mut h = Harness::new(store).await;
+    h._dir = Some(dir);
+    h
+}
+
+async fn etcd() -> Harness {
+    let process = EtcdProcess::start().await;
+    let config = StoreConfig::Etcd {
+        config: EtcdConfig::new([process.client_url.clone()]).with_prefix("/kapi-rest-test"),
+        compaction_interval: None,
+    };
+    let store = open_store(config).await.expect("etcd store");
+    let mut h = Harness::new(store).await;
+    h._etcd = Some(process);
+    h
+}
+
+fn in_team() -> WriteContext {
+    WriteContext {
+        namespace: Some("team".into()),
+        manager: "rest-test".into(),
+        ..WriteContext::default()
+    }
+}
+
+fn configmap(name: &str, value: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": value}})
+}
+
+fn widget(name: &str, label: &str) -> Value {
+    json!({"apiVersion": "golden.example.com/v1alpha1", "kind": "Widget",
+        "metadata": {"name": name}, "spec": {"label": label, "replicas": 1}})
+}
+
+/// An update that replaces the object by `obj` (a PUT body).
+fn put(obj: Value) -> UpdateFn<impl FnMut(Option<&Value>) -> kapi_registry::Result<Value> + Send> {
+    UpdateFn::new(move |_: Option<&Value>| Ok(obj.clone()))
+}
+
+/// A store where another writer gets in before the first compare-and-swap update.
+struct RacingStore {
+    inner: Arc<dyn Store>,
+    raced: std::sync::Mutex<Option<Vec<u8>>>,
+}
+
+#[async_trait::async_trait]
+impl Store for RacingStore {
+    async fn get(&self, key: &[u8], revision: Option<i64>) -> StoreResult<Option<KeyValue>> {
+        self.inner.get(key, revision).await
+    }
+    async fn range(&self, request: RangeRequest) -> StoreResult<RangeResponse> {
+        self.inner.range(request).await
+    }
+    async fn count(&self, prefix: &[u8]) -> StoreResult<i64> {
+        self.inner.count(prefix).await
+    }
+    async fn create(&self, key: &[u8], value: Vec<u8>) -> StoreResult<KeyValue> {
+        self.inner.create(key, value).await
+    }
+    async fn update(&self, key: &[u8], value: Vec<u8>, mod_revision: i64) -> StoreResult<KeyValue> {
+        let raced = self.raced.lock().unwrap().take();
+        if let Some(raced) = raced {
+            self.inner.put(key, raced).await?;
+        }
+        self.inner.update(key, value, mod_revision).await
+    }
+    async fn put(&self, key: &[u8], value: Vec<u8>) -> StoreResult<KeyValue> {
+        self.inner.put(key, value).await
+    }
+    async fn delete(&self, key: &[u8], mod_revision: Option<i64>) -> StoreResult<DeleteResponse> {
+        self.inner.delete(key, mod_revision).await
+    }
+    async fn watch(&self, request: WatchRequest) -> StoreResult<WatchStream> {
+        self.inner.watch(request).await
+    }
+    async fn compact(&self, revision: i64) -> StoreResult<()> {
+        self.inner.compact(revision).await
+    }
+    async fn current_revision(&self) -> StoreResult<i64> {
+        self.inner.current_revision().await
+    }
+}
+
+mod cases {
+    use super::*;
+
+    pub async fn an_update_with_an_invalid_label_is_invalid_and_changes_nothing(h: Harness) {
+        let rest = h.configmaps();
+        let created = rest.create(&in_team(), configmap("a", "1")).await.unwrap();
+        let mut bad = configmap("a", "2");
+        bad["metadata"]["labels"] = json!({"app": "not valid!"});
+        let err = rest
+            .update(&in_team(), "a", &mut put(bad))
+            .await
+            .unwrap_err();
+        let Error::Invalid { causes, .. } = &err else {
+            panic!("expected Invalid, got {err:?}");
+        };
+        assert_eq!(causes[0].field, "metadata.labels");
+        let stored = rest.get_existing(Some("team"), "a").await.unwrap();
+        assert_eq!(stored.object, created);
+    }
+
+    pub async fn an_update_naming_a_stale_resource_version_is_a_conflict(h: Harness) {
+        let rest = h.configmaps();
+        let created = rest.create(&in_team(), configmap("a", "1")).await.unwrap();
+        let mut first = configmap("a", "2");
+        first["metadata"]["resourceVersion"] = created["metadata"]["resourceVersion"].clone();
+        rest.update(&in_team(), "a", &mut put(first.clone()))
+            .await
+            .unwrap();
+        let err = rest
+            .update(&in_team(), "a", &mut put(first))
+            .await
+            .unwrap_err();
+        assert!(err.is_conflict(), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "Operation cannot be fulfilled on configmaps \"a\": the object has been modified; please apply your changes to the latest version and try again"
+        );
+        let stored = rest.get_existing(Some("team"), "a").await.unwrap();
+        assert_eq!(stored.object["data"]["k"], "2");
+    }
+
+    pub async fn an_update_that_loses_a_race_is_recomputed_on_the_fresh_object(h: Harness) {
+        h.configmaps()
+            .create(&in_team(), configmap("a", "1"))
+            .await
+            .unwrap();
+        let racing = RacingStore {
+            inner: h.store.clone(),
+            raced: std::sync::Mutex::new(Some(
+                serde_json::to_vec(&configmap("a", "raced")).unwrap(),
+            )),
+        };
+        let rest = RestStore::new(&racing, &h.table, h.entry("", "v1", "configmaps"));
+        let calls = AtomicUsize::new(0);
+        let mut info = UpdateFn::new(|current: Option<&Value>| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            let mut next = current.cloned().unwrap_or_default();
+            let seen = next["data"]["k"].as_str().unwrap_or("").to_owned();
+            next["data"]["k"] = json!(format!("{seen}+mine"));
+            Ok(next)
+        });
+        let updated = rest.update(&in_team(), "a", &mut info).await.unwrap();
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+        assert_eq!(updated.object["data"]["k"], "raced+mine");
+    }
+
+    /// R8.13: custom resources refuse updates without a resourceVersion.
+    pub async fn a_custom_resource_update_without_resource_version_is_invalid(h: Harness) {
+        let rest = h.widgets();
+        rest.create(&in_team(), widget("w", "one")).await.unwrap();
+        let err = rest
+            .update(&in_team(), "w", &mut put(widget("w", "two")))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "widgets.golden.example.com \"w\" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update"
+        );
+        let stored = rest.get_existing(Some("team"), "w").await.unwrap();
+        assert_eq!(stored.object["spec"]["label"], "one");
+    }
+
+    /// R8.13: built-ins such as ConfigMaps allow unconditional updates.
+    pub async fn a_configmap_update_without_resource_version_is_allowed(h: Harness) {
+        let rest = h.configmaps();
+        rest.create(&in_team(), configmap("a", "1")).await.unwrap();
+        let updated = rest
+            .update(&in_team(), "a", &mut put(configmap("a", "2")))
+            .await
+            .unwrap();
+        assert_eq!(updated.object["data"]["k"], "2");
+        assert!(!updated.created);
+    }
+
+    pub async fn an_update_of_a_missing_object_is_not_found(h: Harness) {
+        let err = h
+            .configmaps()
+            .update(&in_team(), "nope", &mut put(configmap("nope", "1")))
+            .await
+            .unwrap_err();
+        assert_eq!(err, Error::not_found("", "configmaps", "nope"));
+    }
+
+    pub async fn a_creating_update_creates_a_missing_object(h: Harness) {
+        let mut info = put(configmap("new", "1")).creating();
+        let updated = h
+            .configmaps()
+            .update(&in_team(), "new", &mut info)
+            .await
+            .unwrap();
+        assert!(updated.created);
+        assert!(!meta::meta_str(&updated.object, "uid").is_empty());
+    }
+
+    /// R8.12: a body naming another object is a 400.
+    pub async fn an_update_whose_body_names_another_object_is_a_bad_request(h: Harness) {
+        let rest = h.configmaps();
+        rest.create(&in_team(), configmap("a", "1")).await.unwrap();
+        let err = rest
+            .update(&in_team(), "a", &mut put(configmap("b", "1")))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err,
+            Error::bad_request("the name of the object (b) does not match the name on the URL (a)")
+        );
+    }
+
+    pub async fn a_create_in_a_missing_namespace_is_not_found(h: Harness) {
+        let w = WriteContext {
+            namespace: Some("ghost".into()),
+            ..in_team()
+        };
+        let err = h
+            .configmaps()
+            .create(&w, configmap("a", "1"))
+            .await
+            .unwrap_err();
+        assert_eq!(err, Error::not_found("", "namespaces", "ghost"));
+    }
+
+    pub async fn a_dry_run_create_stores_nothing(h: Harness) {
+        let w = WriteContext {
+            dry_run: true,
+            ..in_team()
+        };
+        let answered = h
+            .configmaps()
+            .create(&w, configmap("a", "1"))
+            .await
+            .unwrap();
+        assert_eq!(meta::name(&answered), "a");
+        assert!(
+            h.configmaps()
+                .get(Some("team"), "a")
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    /// R8.23, R8.24: finalizers keep a deleted object until an update removes them.
+    pub async fn a_delete_with_finalizers_waits_for_them(h: Harness) {
+        let rest = h.configmaps();
+        let mut cm = configmap("a", "1");
+        cm["metadata"]["finalizers"] = json!(["example.com/hold"]);
+        rest.create(&in_team(), cm).await.unwrap();
+        let deleted = rest
+            .delete(&in_team(), "a", &DeleteOptions::default())
+            .await
+            .unwrap();
+        let Deleted::Pending { object, accepted } = deleted else {
+            panic!("expected a pending deletion, got {deleted:?}");
+        };
+        assert!(!accepted);
+        assert!(!meta::meta_str(&object, "deletionTimestamp").is_empty());
+        let mut released = object.clone();
+        released["metadata"]["finalizers"] = json!([]);
+        rest.update(&in_team(), "a", &mut put(released))
+            .await
+            .unwrap();
+        assert!(rest.get(Some("team"), "a").await.unwrap().is_none());
+    }
+
+    pub async fn a_delete_whose_uid_precondition_fails_is_a_conflict(h: Harness) {
+        let rest = h.configmaps();
+        rest.create(&in_team(), configmap("a", "1")).await.unwrap();
+        let opts = DeleteOptions {
+            precondition_uid: Some("other".into()),
+            ..DeleteOptions::default()
+        };
+        let err = rest.delete(&in_team(), "a", &opts).await.unwrap_err();
+        assert!(err.is_conflict(), "{err:?}");
+        assert!(
+            err.to_string()
+                .contains("Precondition failed: UID in precondition: other")
+        );
+        assert!(rest.get(Some("team"), "a").await.unwrap().is_some());
+    }
+
+    pub async fn a_foreground_delete_adds_the_foreground_finalizer(h: Harness) {
+        let rest = h.configmaps();
+        rest.create(&in_team(), configmap("a", "1")).await.unwrap();
+        let opts = DeleteOptions {
+            propagation: Some(Propagation::Foreground),
+            ..DeleteOptions::default()
+        };
+        let Deleted::Pending { object, .. } = rest.delete(&in_team(), "a", &opts).await.unwrap()
+        else {
+            panic!("expected a pending deletion");
+        };
+        assert_eq!(
+            meta::finalizers(&object),
+            vec!["foregroundDeletion".to_owned()]
+        );
+    }
+
+    pub async fn a_plain_delete_removes_the_object(h: Harness) {
+        let rest = h.configmaps();
+        rest.create(&in_team(), configmap("a", "1")).await.unwrap();
+        let deleted = rest
+            .delete(&in_team(), "a", &DeleteOptions::default())
+            .await
+            .unwrap();
+        assert!(matches!(deleted, Deleted::Removed(_)));
+        assert!(rest.get(Some("team"), "a").await.unwrap().is_none());
+    }
+
+    pub async fn a_system_namespace_cannot_be_deleted(h: Harness) {
+        let ns =
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-system"}});
+        let rest = h.rest("", "v1", "namespaces");
+        rest.create(&WriteContext::default(), ns).await.unwrap();
+        let err = rest
+            .delete(
+                &WriteContext::default(),
+                "kube-system",
+                &DeleteOptions::default(),
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Forbidden { .. }), "{err:?}");
+    }
+
+    /// A namespace being deleted stays (Terminating) while `spec.finalizers` holds it.
+    pub async fn a_deleted_namespace_stays_terminating_until_finalized(h: Harness) {
+        let rest = h.rest("", "v1", "namespaces");
+        let deleted = rest
+            .delete(&WriteContext::default(), "team", &DeleteOptions::default())
+            .await
+            .unwrap();
+        let Deleted::Pending { object, .. } = deleted else {
+            panic!("expected a pending deletion, got {deleted:?}");
+        };
+        assert_eq!(object["status"]["phase"], "Terminating");
+        let err = h
+            .configmaps()
+            .create(&in_team(), configmap("a", "1"))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Forbidden { .. }), "{err:?}");
+    }
+}
+
+macro_rules! suite {
+    ($backend:ident) => {
+        mod $backend {
+            macro_rules! case {
+                ($name:ident) => {
+                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                    async fn $name() {
+                        super::cases::$name(super::$backend().await).await;
+                    }
+                };
+            }
+            case!(an_update_with_an_invalid_label_is_invalid_and_changes_nothing);
+            case!(an_update_naming_a_stale_resource_version_is_a_conflict);
+            case!(an_update_that_loses_a_race_is_recomputed_on_the_fresh_object);
+            case!(a_custom_resource_update_without_resource_version_is_invalid);
+            case!(a_configmap_update_without_resource_version_is_allowed);
+            case!(an_update_of_a_missing_object_is_not_found);
+            case!(a_creating_update_creates_a_missing_object);
+            case!(an_update_whose_body_names_another_object_is_a_bad_request);
+            case!(a_create_in_a_missing_namespace_is_not_found);
+            case!(a_dry_run_create_stores_nothing);
+            case!(a_delete_with_finalizers_waits_for_them);
+            case!(a_delete_whose_uid_precondition_fails_is_a_conflict);
+            case!(a_foreground_delete_adds_the_foreground_finalizer);
+            case!(a_plain_delete_removes_the_object);
+            case!(a_system_namespace_cannot_be_deleted);
+            case!(a_deleted_namespace_stays_terminating_until_finalized);
+        }
+    };
+}
+
+suite!(embedded);
+suite!(etcd);
