@@ -365,9 +365,10 @@ pub enum ResourceVersionMatch {
 }
 
 impl ListOptions {
-    /// Parses the query of a list or watch, with upstream's option validation
+    /// Parses the query of a list or watch (`watch`: the request is a watch whatever its
+    /// query says, e.g. under `/watch/`), with upstream's option validation
     /// (`ListOptions.meta.k8s.io "" is invalid: …`).
-    pub fn from_query(params: &Params) -> Result<Self, Error> {
+    pub fn from_query(params: &Params, watch: bool) -> Result<Self, Error> {
         let int = |k: &str| params.get(k).map(|v| parse_int(v)).transpose();
         let boolean = |k: &str| {
             params
@@ -388,7 +389,7 @@ impl ListOptions {
             resource_version: params.get("resourceVersion").cloned().unwrap_or_default(),
             resource_version_match: None,
             timeout_seconds: int("timeoutSeconds")?,
-            watch: boolean("watch")?,
+            watch: boolean("watch")? || watch,
             allow_watch_bookmarks: boolean("allowWatchBookmarks")?,
             send_initial_events,
         };
@@ -535,13 +536,14 @@ mod tests {
 
     #[test]
     fn a_limit_that_is_not_a_number_is_a_bad_request() {
-        let e = ListOptions::from_query(&params(&[("limit", "ten")])).unwrap_err();
+        let e = ListOptions::from_query(&params(&[("limit", "ten")]), false).unwrap_err();
         assert!(matches!(e, Error::BadRequest(_)));
     }
 
     #[test]
     fn exact_match_needs_a_resource_version() {
-        let e = ListOptions::from_query(&params(&[("resourceVersionMatch", "Exact")])).unwrap_err();
+        let e = ListOptions::from_query(&params(&[("resourceVersionMatch", "Exact")]), false)
+            .unwrap_err();
         assert!(matches!(e, Error::Invalid { .. }));
     }
 }

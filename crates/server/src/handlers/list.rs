@@ -3,12 +3,14 @@
 
 use super::Ctx;
 use crate::negotiate::{Media, Transform};
+use crate::request_info::Verb;
 use crate::respond::bytes_response;
 use crate::status::ApiError;
 use axum::http::StatusCode;
 use axum::response::Response;
 use base64::Engine;
 use kapi_registry::meta;
+use kapi_registry::rest::options::ListOptions;
 use kapi_registry::selectors::{Requirement, Selector, parse_fields, parse_labels};
 use kapi_storage::{KeyValue, RangeRequest};
 use serde_json::{Value, json};
@@ -17,13 +19,16 @@ use serde_json::{Value, json};
 pub struct Filter {
     labels: Selector,
     fields: Selector,
+    /// The list options, parsed once.
+    pub opts: ListOptions,
 }
 
 impl Filter {
     /// Parses `labelSelector` and `fieldSelector`; unknown field labels are 400.
     pub fn from_query(ctx: &Ctx) -> Result<Self, ApiError> {
-        let labels = parse_labels(ctx.query.get("labelSelector").unwrap_or(""))?;
-        let mut fields = parse_fields(ctx.query.get("fieldSelector").unwrap_or(""))?;
+        let opts = ListOptions::from_query(&ctx.query.0, ctx.info.verb == Verb::Watch)?;
+        let labels = parse_labels(&opts.label_selector)?;
+        let mut fields = parse_fields(&opts.field_selector)?;
         // A watch of one named object watches its collection filtered by name.
         if let Some(name) = ctx.info.name.as_ref().filter(|n| !n.is_empty()) {
             fields
@@ -47,7 +52,11 @@ impl Filter {
                 )));
             }
         }
-        Ok(Filter { labels, fields })
+        Ok(Filter {
+            labels,
+            fields,
+            opts,
+        })
     }
 
     /// True when no selector is set.
@@ -169,12 +178,7 @@ pub async fn collect_items(
 ) -> Result<(Vec<Item>, Value), ApiError> {
     let raw = raw && filter.is_empty();
     let prefix = ctx.entry.collection_prefix(ctx.namespace());
-    let limit: usize = ctx
-        .query
-        .get("limit")
-        .and_then(|l| l.parse::<i64>().ok())
-        .filter(|l| *l > 0)
-        .map_or(0, |l| l as usize);
+    let limit = usize::try_from(filter.opts.limit.max(0)).unwrap_or(0);
     let (mut revision, mut start_after) = read_point(ctx, &prefix).await?;
     let mut items = Vec::new();
     let (more, remaining) = loop {

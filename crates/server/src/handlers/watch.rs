@@ -29,8 +29,8 @@ struct Start {
 
 async fn start_point(ctx: &Ctx, filter: &Filter) -> Result<Start, ApiError> {
     let rv = ctx.query.get("resourceVersion").unwrap_or("");
-    let send_initial = match ctx.query.get("sendInitialEvents") {
-        Some(v) => matches!(v, "true" | "1"),
+    let send_initial = match filter.opts.send_initial_events {
+        Some(v) => v,
         None => rv.is_empty() || rv == "0",
     };
     if send_initial {
@@ -44,7 +44,7 @@ async fn start_point(ctx: &Ctx, filter: &Filter) -> Result<Start, ApiError> {
             .as_str()
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
-        let explicit = ctx.query.get("sendInitialEvents").is_some();
+        let explicit = filter.opts.send_initial_events.is_some();
         return Ok(Start {
             initial: items,
             revision,
@@ -141,7 +141,7 @@ async fn pump(
     mut stream: WatchStream,
     tx: mpsc::Sender<Bytes>,
 ) {
-    let bookmarks = ctx.query.flag("allowWatchBookmarks");
+    let bookmarks = filter.opts.allow_watch_bookmarks;
     for obj in start.initial {
         let Some(b) = frame(&ctx, "ADDED", obj) else {
             continue;
@@ -156,11 +156,10 @@ async fn pump(
     {
         return;
     }
-    let timeout = ctx
-        .query
-        .get("timeoutSeconds")
-        .and_then(|t| t.parse::<u64>().ok())
-        .map_or(DEFAULT_TIMEOUT, Duration::from_secs);
+    let timeout = filter
+        .opts
+        .timeout_seconds
+        .map_or(DEFAULT_TIMEOUT, |t| Duration::from_secs(t.max(0) as u64));
     let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
     let mut shutdown = ctx.state.shutdown.clone();
@@ -210,7 +209,7 @@ pub async fn watch(ctx: Ctx) -> Response {
     let mut req = WatchRequest::prefix(ctx.entry.collection_prefix(ctx.namespace()))
         .from_revision(start.revision + 1)
         .with_prev_kv();
-    if ctx.query.flag("allowWatchBookmarks") {
+    if filter.opts.allow_watch_bookmarks {
         req = req.with_progress_notify();
     }
     let (tx, rx) = mpsc::channel::<Bytes>(64);
