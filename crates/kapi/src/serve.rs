@@ -4,7 +4,7 @@ use kapi_apiextensions::webhook::{StaticServiceResolver, WebhookEnvironment};
 use kapi_registry::entry::Registry;
 use kapi_server::migration::leader::LeaseTiming;
 use kapi_server::{BoxError, Server, ServerOptions};
-use kapi_storage::{EmbeddedConfig, EmbeddedStore, EtcdConfig, EtcdStore, EtcdTls, Store};
+use kapi_storage::{EmbeddedConfig, EtcdConfig, EtcdTls, Store, StoreConfig};
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,7 +41,7 @@ pub struct ServeArgs {
     /// SSL key file used to secure etcd communication.
     #[arg(long)]
     etcd_keyfile: Option<PathBuf>,
-    /// Interval of compaction requests (embedded store); 0 disables it.
+    /// Interval of compaction requests (embedded store and etcd); 0 disables it.
     #[arg(long, default_value = "5m", value_parser = parse_duration)]
     etcd_compaction_interval: Duration,
     /// Where a conversion webhook's service is reached, `namespace/name=host:port`
@@ -164,27 +164,33 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
     Ok(())
 }
 
-/// The embedded store in the data dir, or etcd when `--etcd-servers` is set.
+/// The embedded store in the data dir, or etcd when `--etcd-servers` is set, through
+/// `kapi_storage::open_store`; `--etcd-compaction-interval` (0 disables it) compacts either
+/// backend as kube-apiserver compacts etcd.
 async fn open_store(args: &ServeArgs) -> Result<Arc<dyn Store>, BoxError> {
-    if args.etcd_servers.is_empty() {
+    let compaction_interval = Some(args.etcd_compaction_interval).filter(|d| !d.is_zero());
+    let config = if args.etcd_servers.is_empty() {
         let mut config = EmbeddedConfig::new(args.data_dir.clone());
-        config.compaction_interval = Some(args.etcd_compaction_interval).filter(|d| !d.is_zero());
-        // Opening commits and fsyncs: off the async threads, so the port binds meanwhile.
-        let store = tokio::task::spawn_blocking(move || EmbeddedStore::open(config)).await??;
-        return Ok(store);
-    }
-    let mut config = EtcdConfig::new(args.etcd_servers.clone());
-    if let Some(ca_file) = &args.etcd_cafile {
-        let client_cert = match (&args.etcd_certfile, &args.etcd_keyfile) {
-            (Some(c), Some(k)) => Some((c.clone(), k.clone())),
-            _ => None,
-        };
-        config = config.with_tls(EtcdTls {
-            ca_file: ca_file.clone(),
-            client_cert,
-        });
-    }
-    Ok(Arc::new(EtcdStore::connect(config).await?))
+        config.compaction_interval = compaction_interval;
+        StoreConfig::Embedded(config)
+    } else {
+        let mut config = EtcdConfig::new(args.etcd_servers.clone());
+        if let Some(ca_file) = &args.etcd_cafile {
+            let client_cert = match (&args.etcd_certfile, &args.etcd_keyfile) {
+                (Some(c), Some(k)) => Some((c.clone(), k.clone())),
+                _ => None,
+            };
+            config = config.with_tls(EtcdTls {
+                ca_file: ca_file.clone(),
+                client_cert,
+            });
+        }
+        StoreConfig::Etcd {
+            config,
+            compaction_interval,
+        }
+    };
+    Ok(kapi_storage::open_store(config).await?)
 }
 
 /// Registers the SIGTERM and SIGINT handlers now; the future resolves on either.

@@ -44,3 +44,66 @@ async fn two_kapis_on_one_etcd_read_and_watch_each_others_writes() {
         "{events:?}"
     );
 }
+
+/// `/readyz` checks what it names: with etcd gone, the `etcd` check fails (500) while
+/// `/readyz/ping` still passes.
+#[tokio::test]
+async fn readyz_fails_its_etcd_check_when_etcd_is_gone() {
+    let mut etcd = EtcdProcess::start().await;
+    let kapi = Kapi::start_with(&["--etcd-servers", &etcd.client_url]).await;
+    let get = |path: &str| http::Request::get(path).body(Vec::new()).unwrap();
+    let (status, _, _) = kapi.raw(get("/readyz")).await;
+    assert_eq!(status, 200);
+    etcd.kill();
+    let (status, _, body) = kapi.raw(get("/readyz")).await;
+    let text = String::from_utf8(body).unwrap();
+    assert_eq!(status, 500, "{text}");
+    assert!(text.contains("[-]etcd failed: reason withheld"), "{text}");
+    assert!(text.ends_with("readyz check failed\n"), "{text}");
+    let (status, _, _) = kapi.raw(get("/readyz/ping")).await;
+    assert_eq!(status, 200);
+}
+
+/// `--etcd-compaction-interval` compacts etcd too: after two intervals, reading at a
+/// revision from before is 410 Expired.
+#[tokio::test]
+async fn kapi_serve_compacts_etcd_at_the_interval_given() {
+    let etcd = EtcdProcess::start().await;
+    let kapi = Kapi::start_with(&[
+        "--etcd-servers",
+        &etcd.client_url,
+        "--etcd-compaction-interval",
+        "1s",
+    ])
+    .await;
+    let client = kapi.client().await;
+    let cms: Api<ConfigMap> = Api::namespaced(client, "default");
+    let mut first = ConfigMap::default();
+    first.metadata.name = Some("first".into());
+    let first = cms.create(&PostParams::default(), &first).await.unwrap();
+    let old_rv = first.metadata.resource_version.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut i = 0;
+    loop {
+        // Writes move the revision on, so each interval has a newer revision to compact to.
+        let mut cm = ConfigMap::default();
+        cm.metadata.name = Some(format!("later-{i}"));
+        cms.create(&PostParams::default(), &cm).await.unwrap();
+        i += 1;
+        let path = format!(
+            "/api/v1/namespaces/default/configmaps?resourceVersion={old_rv}&resourceVersionMatch=Exact"
+        );
+        let (status, _, _) = kapi
+            .raw(http::Request::get(path).body(Vec::new()).unwrap())
+            .await;
+        if status == 410 {
+            break;
+        }
+        assert_eq!(status, 200);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "etcd was never compacted"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+}

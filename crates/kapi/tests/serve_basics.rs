@@ -153,3 +153,35 @@ async fn kubectl_version_reaches_the_server() {
     let v = json(out.as_bytes());
     assert_eq!(v["serverVersion"]["major"], "1");
 }
+
+#[tokio::test]
+async fn readyz_verbose_lists_each_check_as_kube_apiserver_does() {
+    let kapi = Kapi::start().await;
+    let anon = kapi.anonymous_client().await;
+    let (status, _, body) = send_raw(&anon, get("/readyz?verbose")).await;
+    assert_eq!(status, 200);
+    let text = String::from_utf8(body).unwrap();
+    for line in [
+        "[+]ping ok",
+        "[+]etcd ok",
+        "[+]poststarthook/start-apiextensions-controllers ok",
+        "[+]poststarthook/start-system-namespaces-controller ok",
+        "[+]shutdown ok",
+        "readyz check passed",
+    ] {
+        assert!(
+            text.lines().any(|l| l == line),
+            "{line:?} missing from {text}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn one_named_check_answers_alone_and_an_unknown_one_is_404() {
+    let kapi = Kapi::start().await;
+    let anon = kapi.anonymous_client().await;
+    let (status, _, body) = send_raw(&anon, get("/livez/etcd")).await;
+    assert_eq!((status, body.as_slice()), (200, b"ok".as_slice()));
+    let (status, _, _) = send_raw(&anon, get("/readyz/no-such-check")).await;
+    assert_eq!(status, 404);
+}

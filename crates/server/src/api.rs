@@ -24,6 +24,8 @@ pub struct ApiState {
     pub store: Arc<dyn Store>,
     /// Metrics.
     pub metrics: Arc<Metrics>,
+    /// Health checks (`/livez`, `/readyz`); components mark their post-start hooks here.
+    pub health: Arc<crate::health::Health>,
     /// `host:port` clients reach the server at (discovery's serverAddressByClientCIDRs).
     pub server_address: String,
     /// Flips to true when the server shuts down (ends watches).

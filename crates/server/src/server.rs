@@ -155,16 +155,26 @@ impl Server {
         let (listener, tls, local_addr, kubeconfig, creds) = prepared;
         let auth = Arc::new(Authenticator::new(creds.tokens.clone()));
         let (shutdown, shutdown_rx) = tokio::sync::watch::channel(false);
+        let health = Arc::new(crate::health::Health::new(
+            store.clone(),
+            shutdown_rx.clone(),
+        ));
+        for hook in [SYSTEM_NAMESPACES_HOOK, CRD_CONTROLLER_HOOK] {
+            health.register(hook);
+        }
         let state = Arc::new(ApiState {
             registry,
             store,
+            health,
             metrics: Arc::new(Metrics::new()),
             server_address: client_host(&opts, local_addr).to_string(),
             shutdown: shutdown_rx,
         });
         crate::namespace_lifecycle::ensure_system_namespaces(&state).await?;
+        state.health.mark_started(SYSTEM_NAMESPACES_HOOK);
         tracing::debug!("system namespaces ensured");
         crate::crd::start_crd_controller(state.clone()).await;
+        state.health.mark_started(CRD_CONTROLLER_HOOK);
         Ok(Self {
             listener,
             tls,
@@ -196,6 +206,11 @@ impl Server {
     }
 }
 
+/// The post-start hook that creates the system namespaces.
+const SYSTEM_NAMESPACES_HOOK: &str = "start-system-namespaces-controller";
+/// The post-start hook of the CRD controller (entries follow the stored CRDs).
+const CRD_CONTROLLER_HOOK: &str = "start-apiextensions-controllers";
+
 /// The host:port clients should use: the advertise address, else the bound one
 /// (127.0.0.1 when bound to all interfaces).
 fn client_host(opts: &ServerOptions, bound: SocketAddr) -> SocketAddr {
@@ -209,6 +224,7 @@ fn client_host(opts: &ServerOptions, bound: SocketAddr) -> SocketAddr {
 
 fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
     let metrics = state.metrics.clone();
+    let health = state.health.clone();
     let api = Router::new()
         .route("/api", any(api::serve))
         .route("/api/{*rest}", any(api::serve))
@@ -218,10 +234,7 @@ fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
         .route("/openapi/v3", get(api::openapi_index))
         .route("/openapi/v3/{*rest}", get(api::openapi_document))
         .with_state(state);
-    let fixed = Router::new()
-        .route("/healthz", get(crate::health::ok))
-        .route("/livez", get(crate::health::ok))
-        .route("/readyz", get(crate::health::ok))
+    let fixed = crate::health::probe_routes(health)
         .route("/version", get(crate::health::version))
         .route("/metrics", get(crate::health::metrics).with_state(metrics));
     fixed

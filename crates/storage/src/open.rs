@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::compactor::spawn_compactor;
 use crate::embedded::{EmbeddedConfig, EmbeddedStore};
-use crate::error::Result;
+use crate::error::{Result, StoreError};
 use crate::etcd::{EtcdConfig, EtcdStore};
 use crate::store::Store;
 
@@ -28,7 +28,13 @@ pub enum StoreConfig {
 /// Opens the configured backend. Call inside a tokio runtime.
 pub async fn open_store(config: StoreConfig) -> Result<Arc<dyn Store>> {
     match config {
-        StoreConfig::Embedded(config) => Ok(EmbeddedStore::open(config)?),
+        // Opening commits and fsyncs: off the async threads.
+        StoreConfig::Embedded(config) => {
+            let store = tokio::task::spawn_blocking(move || EmbeddedStore::open(config))
+                .await
+                .map_err(|e| StoreError::Internal(format!("opening the embedded store: {e}")))??;
+            Ok(store)
+        }
         StoreConfig::Etcd {
             config,
             compaction_interval,
