@@ -5,19 +5,26 @@
 use crate::error::Error;
 use serde_json::Value;
 
-/// Converts between stored bytes and objects in one entry's version.
+/// Converts between stored bytes and objects in one entry's version. Decoding and encoding
+/// for storage are async: a custom resource's converter may call a webhook, and the
+/// request awaits it on the runtime instead of blocking a worker thread.
+#[async_trait::async_trait]
 pub trait ObjectCodec: Send + Sync {
     /// Decodes a stored value into an object in this entry's version.
-    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error>;
+    async fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error>;
 
     /// Decodes the stored values of one list page, in order. Codecs that convert through a
     /// webhook override it so that a page costs one conversion call (issue 6).
-    fn decode_stored_many(&self, values: &[&[u8]]) -> Result<Vec<Value>, Error> {
-        values.iter().map(|b| self.decode_stored(b)).collect()
+    async fn decode_stored_many(&self, values: &[&[u8]]) -> Result<Vec<Value>, Error> {
+        let mut out = Vec::with_capacity(values.len());
+        for b in values {
+            out.push(self.decode_stored(b).await?);
+        }
+        Ok(out)
     }
 
     /// Encodes an object in this entry's version for storage (in the storage version).
-    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error>;
+    async fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error>;
 
     /// Brings a decoded body into the kind's canonical form in this entry's version
     /// (defaults applied, unknown fields dropped).
@@ -113,8 +120,9 @@ impl JsonCodec {
     }
 }
 
+#[async_trait::async_trait]
 impl ObjectCodec for JsonCodec {
-    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error> {
+    async fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error> {
         let mut obj: Value = serde_json::from_slice(bytes)
             .map_err(|e| Error::internal(format!("decoding stored object: {e}")))?;
         if let Some(map) = obj.as_object_mut() {
@@ -126,7 +134,7 @@ impl ObjectCodec for JsonCodec {
         Ok(obj)
     }
 
-    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error> {
+    async fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error> {
         serde_json::to_vec(obj).map_err(Error::internal)
     }
 }

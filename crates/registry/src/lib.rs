@@ -5,6 +5,7 @@
 //! typed [`Error`] values that the HTTP edge turns into a `Status` once.
 
 pub mod builtin;
+pub mod cache;
 pub mod codec;
 pub mod crd;
 pub mod entry;

@@ -122,8 +122,9 @@ fn machinery_error(e: MachineryError) -> Error {
     }
 }
 
+#[async_trait::async_trait]
 impl ObjectCodec for SchemeCodec {
-    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error> {
+    async fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error> {
         let stored_version = serde_json::from_slice::<Value>(bytes).ok().filter(|v| {
             v.get("apiVersion").and_then(Value::as_str) == Some(&self.served.api_version())
         });
@@ -134,7 +135,7 @@ impl ObjectCodec for SchemeCodec {
         }
     }
 
-    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error> {
+    async fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error> {
         let typed = self.typed(obj.clone())?;
         let json = self
             .factory

@@ -24,6 +24,8 @@ pub struct ApiState {
     pub store: Arc<dyn Store>,
     /// Metrics.
     pub metrics: Arc<Metrics>,
+    /// The watch caches, one per resource prefix.
+    pub caches: Arc<kapi_registry::cache::WatchCaches>,
     /// Health checks (`/livez`, `/readyz`); components mark their post-start hooks here.
     pub health: Arc<crate::health::Health>,
     /// `host:port` clients reach the server at (discovery's serverAddressByClientCIDRs).

@@ -38,7 +38,7 @@ pub async fn admit_create(
     let Some(kv) = kv else {
         return Err(ApiError::not_found("", "namespaces", namespace));
     };
-    let ns = ns_entry.codec.decode_stored(&kv.value)?;
+    let ns = ns_entry.codec.decode_stored(&kv.value).await?;
     let terminating = meta::nested(&ns, &["status", "phase"]).and_then(Value::as_str)
         == Some("Terminating")
         || !meta::meta_str(&ns, "deletionTimestamp").is_empty();
@@ -94,7 +94,7 @@ pub async fn ensure_system_namespaces(state: &ApiState) -> Result<(), ApiError> 
             Some(json!(meta::now_rfc3339())),
         );
         entry.strategy.prepare_for_create(&mut obj);
-        let bytes = entry.codec.encode_for_storage(&obj)?;
+        let bytes = entry.codec.encode_for_storage(&obj).await?;
         match state
             .store
             .create(entry.key(None, name).as_bytes(), bytes)
@@ -164,7 +164,7 @@ async fn remove_namespace(
         else {
             return Ok(());
         };
-        let mut ns = entry.codec.decode_stored(&kv.value)?;
+        let mut ns = entry.codec.decode_stored(&kv.value).await?;
         if let Some(spec) = ns.get_mut("spec").and_then(Value::as_object_mut) {
             spec.insert("finalizers".into(), json!([]));
         }
@@ -175,7 +175,7 @@ async fn remove_namespace(
                 .await
                 .map(|_| ())
         } else {
-            let bytes = entry.codec.encode_for_storage(&ns)?;
+            let bytes = entry.codec.encode_for_storage(&ns).await?;
             state
                 .store
                 .update(key.as_bytes(), bytes, kv.mod_revision)

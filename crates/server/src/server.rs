@@ -164,6 +164,7 @@ impl Server {
         }
         let state = Arc::new(ApiState {
             registry,
+            caches: Arc::new(kapi_registry::cache::WatchCaches::new(store.clone())),
             store,
             health,
             metrics: Arc::new(Metrics::new()),

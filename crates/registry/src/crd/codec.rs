@@ -3,7 +3,6 @@
 //! (R4.12), writes convert to the current storage version (R4.11), request bodies are
 //! coerced, pruned and defaulted in the request version (R4.8).
 
-use super::run_now;
 use crate::codec::ObjectCodec;
 use crate::error::{Error, StatusCause};
 use kapi_apiextensions::{
@@ -92,15 +91,19 @@ impl CrCodec {
     }
 }
 
+#[async_trait::async_trait]
 impl ObjectCodec for CrCodec {
-    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error> {
+    async fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error> {
         let mut obj: Value = serde_json::from_slice(bytes)
             .map_err(|e| Error::internal(format!("decoding stored object: {e}")))?;
         self.adopt_removed_version(&mut obj);
-        run_now(self.schemas.from_storage(obj, &self.version)).map_err(pipeline_error)
+        self.schemas
+            .from_storage(obj, &self.version)
+            .await
+            .map_err(pipeline_error)
     }
 
-    fn decode_stored_many(&self, values: &[&[u8]]) -> Result<Vec<Value>, Error> {
+    async fn decode_stored_many(&self, values: &[&[u8]]) -> Result<Vec<Value>, Error> {
         let mut objs = Vec::with_capacity(values.len());
         for bytes in values {
             let mut obj: Value = serde_json::from_slice(bytes)
@@ -114,15 +117,23 @@ impl ObjectCodec for CrCodec {
         };
         if objs.iter().all(in_version) {
             // Nothing to convert: the per-object path only coerces/prunes/defaults.
-            return objs
-                .into_iter()
-                .map(|o| run_now(self.schemas.from_storage(o, &self.version)))
-                .collect::<Result<_, _>>()
-                .map_err(pipeline_error);
+            let mut out = Vec::with_capacity(objs.len());
+            for o in objs {
+                out.push(
+                    self.schemas
+                        .from_storage(o, &self.version)
+                        .await
+                        .map_err(pipeline_error)?,
+                );
+            }
+            return Ok(out);
         }
         // One converter call for the whole page (issue 6: a list costs one webhook call).
-        let out =
-            run_now(self.schemas.list_from_storage(objs, &self.version)).map_err(pipeline_error)?;
+        let out = self
+            .schemas
+            .list_from_storage(objs, &self.version)
+            .await
+            .map_err(pipeline_error)?;
         if out.len() != values.len() {
             return Err(Error::internal(
                 "conversion returned another number of objects",
@@ -139,8 +150,12 @@ impl ObjectCodec for CrCodec {
         Some(slot.splice(bytes, rv))
     }
 
-    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error> {
-        let stored = run_now(self.schemas.to_storage(obj.clone())).map_err(pipeline_error)?;
+    async fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error> {
+        let stored = self
+            .schemas
+            .to_storage(obj.clone())
+            .await
+            .map_err(pipeline_error)?;
         serde_json::to_vec(&stored).map_err(Error::internal)
     }
 

@@ -62,18 +62,6 @@ pub fn version_priority(version: &str) -> u32 {
     rank * 1_000_000 + (999 - major) * 1000 + (999 - minor)
 }
 
-/// Runs a future that is almost always ready at once (the `None` converter); a pending one
-/// (a webhook) blocks this worker thread on the runtime. The codec trait is synchronous.
-pub fn run_now<F: std::future::Future>(fut: F) -> F::Output {
-    use std::task::{Context, Poll, Waker};
-    let mut fut = std::pin::pin!(fut);
-    let mut cx = Context::from_waker(Waker::noop());
-    if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
-        return v;
-    }
-    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(fut))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -188,8 +188,8 @@ impl<'a> RestStore<'a> {
     }
 
     /// Decodes a stored key-value into an object with its resourceVersion.
-    pub fn decode(&self, kv: &KeyValue) -> Result<Value> {
-        let mut obj = self.entry.codec.decode_stored(&kv.value)?;
+    pub async fn decode(&self, kv: &KeyValue) -> Result<Value> {
+        let mut obj = self.entry.codec.decode_stored(&kv.value).await?;
         meta::set_meta(
             &mut obj,
             "resourceVersion",
@@ -208,7 +208,7 @@ impl<'a> RestStore<'a> {
             .map_err(|e| self.store_error(e, name))?;
         match kv {
             Some(kv) => Ok(Some(Stored {
-                object: self.decode(&kv)?,
+                object: self.decode(&kv).await?,
                 revision: kv.mod_revision,
             })),
             None => Ok(None),
@@ -388,9 +388,9 @@ impl<'a> RestStore<'a> {
                 return Ok(obj);
             }
             let key = self.entry.key(w.namespace.as_deref(), &name);
-            let bytes = self.entry.codec.encode_for_storage(&obj)?;
+            let bytes = self.entry.codec.encode_for_storage(&obj).await?;
             match self.store.create(key.as_bytes(), bytes).await {
-                Ok(kv) => return self.decode(&kv),
+                Ok(kv) => return self.decode(&kv).await,
                 Err(StoreError::AlreadyExists { .. }) if generated => continue,
                 Err(e) => return Err(self.store_error(e, &name)),
             }
@@ -558,7 +558,7 @@ impl<'a> RestStore<'a> {
                 .await
             {
                 Ok(resp) => {
-                    let mut gone = self.decode(&resp.prev)?;
+                    let mut gone = self.decode(&resp.prev).await?;
                     meta::set_meta(
                         &mut gone,
                         "resourceVersion",
@@ -570,13 +570,13 @@ impl<'a> RestStore<'a> {
                 Err(e) => Err(self.store_error(e, name)),
             };
         }
-        let bytes = self.entry.codec.encode_for_storage(&new)?;
+        let bytes = self.entry.codec.encode_for_storage(&new).await?;
         match self
             .store
             .update(key.as_bytes(), bytes, current.revision)
             .await
         {
-            Ok(kv) => self.decode(&kv).map(Some),
+            Ok(kv) => self.decode(&kv).await.map(Some),
             Err(StoreError::Conflict { .. }) => Ok(None),
             Err(e) => Err(self.store_error(e, name)),
         }

@@ -24,7 +24,7 @@ pub async fn admit_create(rest: &RestStore<'_>, namespace: &str, name: &str) -> 
     let Some(kv) = kv else {
         return Err(Error::not_found("", "namespaces", namespace));
     };
-    let ns = ns_entry.codec.decode_stored(&kv.value)?;
+    let ns = ns_entry.codec.decode_stored(&kv.value).await?;
     let terminating = meta::nested(&ns, &["status", "phase"]).and_then(Value::as_str)
         == Some("Terminating")
         || !meta::meta_str(&ns, "deletionTimestamp").is_empty();

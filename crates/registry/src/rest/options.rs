@@ -364,6 +364,14 @@ pub enum ResourceVersionMatch {
     Exact,
 }
 
+fn forbidden(field: &str, why: &str) -> StatusCause {
+    StatusCause {
+        reason: "FieldValueForbidden".into(),
+        message: format!("Forbidden: {why}"),
+        field: field.into(),
+    }
+}
+
 impl ListOptions {
     /// Parses the query of a list or watch (`watch`: the request is a watch whatever its
     /// query says, e.g. under `/watch/`), with upstream's option validation
@@ -407,35 +415,52 @@ impl ListOptions {
                 None
             }
         };
-        if rv_match.is_some() && opts.watch {
-            causes.push(StatusCause {
-                reason: "FieldValueForbidden".into(),
-                message: "Forbidden: resourceVersionMatch is forbidden for watch".into(),
-                field: "resourceVersionMatch".into(),
-            });
+        const RVM: &str = "resourceVersionMatch";
+        if opts.watch {
+            if opts.send_initial_events.is_some()
+                && rv_match != Some(ResourceVersionMatch::NotOlderThan)
+            {
+                causes.push(forbidden(
+                    RVM,
+                    "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                ));
+            }
+            if rv_match.is_some() {
+                if opts.send_initial_events.is_none() {
+                    causes.push(forbidden(
+                        RVM,
+                        "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+                    ));
+                }
+                if rv_match != Some(ResourceVersionMatch::NotOlderThan) {
+                    causes.push(not_supported(RVM, "\"Exact\"".into(), &["NotOlderThan"]));
+                }
+            }
+        } else {
+            if rv_match.is_some() && opts.resource_version.is_empty() {
+                causes.push(forbidden(
+                    RVM,
+                    "resourceVersionMatch is forbidden unless resourceVersion is provided",
+                ));
+            }
+            if rv_match == Some(ResourceVersionMatch::Exact) && opts.resource_version == "0" {
+                causes.push(forbidden(
+                    RVM,
+                    "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+                ));
+            }
+            if opts.send_initial_events.is_some() {
+                causes.push(forbidden(
+                    "sendInitialEvents",
+                    "sendInitialEvents is forbidden for list",
+                ));
+            }
         }
-        if rv_match.is_some() && opts.resource_version.is_empty() {
-            causes.push(StatusCause {
-                reason: "FieldValueForbidden".into(),
-                message:
-                    "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"
-                        .into(),
-                field: "resourceVersionMatch".into(),
-            });
-        }
-        if rv_match == Some(ResourceVersionMatch::Exact) && opts.resource_version == "0" {
-            causes.push(StatusCause {
-                reason: "FieldValueForbidden".into(),
-                message: "Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"".into(),
-                field: "resourceVersionMatch".into(),
-            });
-        }
-        if opts.send_initial_events.is_some() && !opts.watch {
-            causes.push(StatusCause {
-                reason: "FieldValueForbidden".into(),
-                message: "Forbidden: sendInitialEvents is forbidden for list".into(),
-                field: "sendInitialEvents".into(),
-            });
+        if rv_match.is_some() && !opts.continue_token.is_empty() {
+            causes.push(forbidden(
+                RVM,
+                "resourceVersionMatch is forbidden when continue is provided",
+            ));
         }
         if !causes.is_empty() {
             return Err(option_invalid("ListOptions", causes));

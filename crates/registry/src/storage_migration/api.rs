@@ -41,8 +41,9 @@ struct SameSchemaCodec {
     stored: String,
 }
 
+#[async_trait::async_trait]
 impl ObjectCodec for SameSchemaCodec {
-    fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error> {
+    async fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error> {
         let mut obj: Value = serde_json::from_slice(bytes)
             .map_err(|e| Error::internal(format!("decoding stored object: {e}")))?;
         if let Some(map) = obj.as_object_mut() {
@@ -51,7 +52,7 @@ impl ObjectCodec for SameSchemaCodec {
         Ok(obj)
     }
 
-    fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error> {
+    async fn encode_for_storage(&self, obj: &Value) -> Result<Vec<u8>, Error> {
         let mut stored = obj.clone();
         if let Some(map) = stored.as_object_mut() {
             map.insert("apiVersion".into(), Value::String(self.stored.clone()));

@@ -152,14 +152,28 @@ async fn read_point(ctx: &Ctx, prefix: &str) -> Result<(Option<i64>, Option<Stri
 /// The objects of one list page and its list metadata.
 pub async fn collect(ctx: &Ctx, filter: &Filter) -> Result<(Vec<Value>, Value), ApiError> {
     let (items, list_meta) = collect_items(ctx, filter, false).await?;
-    let values = items
+    Ok((decode_items(ctx, items).await?, list_meta))
+}
+
+/// The listed objects, decoded; the stored ones in one batch (one conversion call).
+pub async fn decode_items(ctx: &Ctx, items: Vec<Item>) -> Result<Vec<Value>, ApiError> {
+    let raw: Vec<&KeyValue> = items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Raw(kv) => Some(kv),
+            Item::Decoded(_) => None,
+        })
+        .collect();
+    let mut decoded = ctx.decode_many(&raw).await?.into_iter();
+    items
         .into_iter()
         .map(|item| match item {
             Item::Decoded(v) => Ok(v),
-            Item::Raw(kv) => ctx.decode(&kv),
+            Item::Raw(_) => decoded
+                .next()
+                .ok_or_else(|| ApiError::internal("list decode returned too few objects")),
         })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((values, list_meta))
+        .collect()
 }
 
 /// One listed object: decoded, or (unfiltered raw lists) the stored key-value.
@@ -201,7 +215,8 @@ pub async fn collect_items(
         let mut decoded = if raw {
             Vec::new()
         } else {
-            ctx.decode_many(&resp.kvs.iter().collect::<Vec<_>>())?
+            ctx.decode_many(&resp.kvs.iter().collect::<Vec<_>>())
+                .await?
         }
         .into_iter();
         let page_len = resp.kvs.len() as i64;
@@ -261,7 +276,11 @@ fn continue_error(ctx: &Ctx, e: kapi_storage::StoreError) -> ApiError {
 }
 
 /// Writes a plain JSON list by splicing stored objects (no decode/encode round trip).
-fn raw_json_list(ctx: &Ctx, items: Vec<Item>, list_meta: &Value) -> Result<Vec<u8>, ApiError> {
+async fn raw_json_list(
+    ctx: &Ctx,
+    items: Vec<Item>,
+    list_meta: &Value,
+) -> Result<Vec<u8>, ApiError> {
     let e = &ctx.entry;
     let mut out = format!(
         "{{\"kind\":{},\"apiVersion\":{},\"metadata\":{list_meta},\"items\":[",
@@ -287,7 +306,7 @@ fn raw_json_list(ctx: &Ctx, items: Vec<Item>, list_meta: &Value) -> Result<Vec<u
             _ => None,
         })
         .collect();
-    let mut decoded = ctx.decode_many(&undecoded)?.into_iter();
+    let mut decoded = ctx.decode_many(&undecoded).await?.into_iter();
     for (i, (item, spliced)) in items.into_iter().zip(spliced).enumerate() {
         if i > 0 {
             out.push(b',');
@@ -326,28 +345,24 @@ pub async fn list(ctx: &Ctx) -> Response {
         Err(e) => return ctx.writer.error(e),
     };
     if raw {
-        let body = raw_json_list(ctx, items, &list_meta).and_then(|json| {
-            if raw_protobuf {
-                ctx.entry
-                    .codec
-                    .encode_protobuf_from_json(&json)
-                    .map_err(ApiError::from)
-            } else {
-                Ok(json)
-            }
-        });
+        let body = raw_json_list(ctx, items, &list_meta)
+            .await
+            .and_then(|json| {
+                if raw_protobuf {
+                    ctx.entry
+                        .codec
+                        .encode_protobuf_from_json(&json)
+                        .map_err(ApiError::from)
+                } else {
+                    Ok(json)
+                }
+            });
         return match body {
             Ok(body) => bytes_response(StatusCode::OK, w.output.media.as_str(), body),
             Err(e) => ctx.writer.error(e),
         };
     }
-    let values = items
-        .into_iter()
-        .map(|item| match item {
-            Item::Decoded(v) => Ok(v),
-            Item::Raw(kv) => ctx.decode(&kv),
-        })
-        .collect::<Result<Vec<_>, _>>();
+    let values = decode_items(ctx, items).await;
     match values {
         Ok(values) => ctx.writer.list(&ctx.entry, values, list_meta),
         Err(e) => ctx.writer.error(e),

@@ -116,15 +116,15 @@ impl Ctx {
     }
 
     /// Decodes a stored key-value into an object with its resourceVersion.
-    pub fn decode(&self, kv: &KeyValue) -> Result<Value, ApiError> {
-        Ok(self.rest().decode(kv)?)
+    pub async fn decode(&self, kv: &KeyValue) -> Result<Value, ApiError> {
+        Ok(self.rest().decode(kv).await?)
     }
 
     /// Decodes the key-values of one list page (one conversion call for all of them), each
     /// with its resourceVersion.
-    pub fn decode_many(&self, kvs: &[&KeyValue]) -> Result<Vec<Value>, ApiError> {
+    pub async fn decode_many(&self, kvs: &[&KeyValue]) -> Result<Vec<Value>, ApiError> {
         let values: Vec<&[u8]> = kvs.iter().map(|kv| kv.value.as_slice()).collect();
-        let mut objs = self.entry.codec.decode_stored_many(&values)?;
+        let mut objs = self.entry.codec.decode_stored_many(&values).await?;
         for (obj, kv) in objs.iter_mut().zip(kvs) {
             meta::set_meta(
                 obj,

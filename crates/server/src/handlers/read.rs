@@ -24,7 +24,7 @@ pub async fn get(ctx: &Ctx) -> Response {
             body.push(b'\n');
             return bytes_response(StatusCode::OK, "application/json", body);
         }
-        return match ctx.decode(&kv) {
+        return match ctx.decode(&kv).await {
             Ok(obj) => ctx.writer.object(&ctx.entry, StatusCode::OK, obj),
             Err(e) => ctx.writer.error(e),
         };

@@ -11,9 +11,12 @@ use axum::body::{Body, Bytes};
 use axum::http::StatusCode;
 use axum::response::Response;
 use futures::StreamExt;
+use kapi_registry::cache::{CacheMessage, CachedEvent, Subscription};
 use kapi_registry::meta;
-use kapi_storage::{Event, KeyValue, WatchRequest, WatchResponse, WatchStream};
+use kapi_storage::{WatchRequest, WatchResponse, WatchStream};
 use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -96,51 +99,118 @@ fn bookmark(ctx: &Ctx, revision: i64, initial_end: bool) -> Value {
 }
 
 fn expired(ctx: &Ctx, e: kapi_storage::StoreError) -> Value {
-    let err = ctx.store_error(e, "");
+    status_value(ctx.store_error(e, ""))
+}
+
+/// An error as the object of an ERROR watch event (a `Status`).
+fn status_value(err: ApiError) -> Value {
     serde_json::from_slice(&err.to_json()).unwrap_or(Value::Null)
 }
 
-/// Turns one store event into a watch event, honouring the filter (R2.x cacher rules).
-fn convert(ctx: &Ctx, filter: &Filter, ev: &Event) -> Option<(&'static str, Value)> {
-    let decode = |kv: &KeyValue| ctx.decode(kv).ok();
-    match ev {
-        Event::Put { kv, prev } => {
-            let cur = decode(kv)?;
-            let cur_ok = filter.matches(ctx, &cur);
-            let prev_ok = prev
-                .as_ref()
-                .and_then(decode)
-                .map(|p| filter.matches(ctx, &p));
-            match (kv.create_revision == kv.mod_revision, prev_ok, cur_ok) {
-                (true, _, true) | (false, Some(false), true) => Some(("ADDED", cur)),
-                (false, Some(true) | None, true) => Some(("MODIFIED", cur)),
-                (false, Some(true), false) => {
-                    let mut p = prev.as_ref().and_then(decode)?;
-                    meta::set_meta(
-                        &mut p,
-                        "resourceVersion",
-                        Some(json!(kv.mod_revision.to_string())),
-                    );
-                    Some(("DELETED", p))
+/// Turns one change into a watch event, honouring the filter (R2.x cacher rules): an object
+/// that starts matching is ADDED, one that stops matching DELETED (its previous state at the
+/// change's revision).
+fn classify(
+    ctx: &Ctx,
+    filter: &Filter,
+    ev: &CachedEvent,
+    current: Option<Value>,
+    previous: Option<Value>,
+) -> Option<(&'static str, Value)> {
+    let at_revision = |mut obj: Value| {
+        meta::set_meta(
+            &mut obj,
+            "resourceVersion",
+            Some(json!(ev.revision.to_string())),
+        );
+        obj
+    };
+    let Some(cur) = current else {
+        let prev = at_revision(previous?);
+        return filter.matches(ctx, &prev).then_some(("DELETED", prev));
+    };
+    let cur_ok = filter.matches(ctx, &cur);
+    let prev_ok = previous.as_ref().map(|p| filter.matches(ctx, p));
+    match (ev.is_create(), prev_ok, cur_ok) {
+        (true, _, true) | (false, Some(false), true) => Some(("ADDED", cur)),
+        (false, Some(true) | None, true) => Some(("MODIFIED", cur)),
+        (false, Some(true), false) => Some(("DELETED", at_revision(previous?))),
+        _ => None,
+    }
+}
+
+/// Where a watch's changes come from: the resource's watch cache (one store watch shared
+/// by every watcher), or — for a revision older than the cache holds — a store watch of its
+/// own.
+enum Source {
+    Cache(Subscription),
+    Store {
+        stream: WatchStream,
+        pending: VecDeque<Arc<CachedEvent>>,
+    },
+}
+
+/// One step of a watch.
+enum Next {
+    Event(Arc<CachedEvent>),
+    Progress(i64),
+    /// The watch ends with this ERROR event (or quietly).
+    End(Option<Value>),
+}
+
+impl Source {
+    async fn next(&mut self, ctx: &Ctx) -> Next {
+        match self {
+            Source::Cache(sub) => match sub.next().await {
+                CacheMessage::Event(ev) => Next::Event(ev),
+                CacheMessage::Progress(rev) => Next::Progress(rev),
+                CacheMessage::Lagged(missed) => {
+                    Next::End(Some(status_value(ApiError::expired(format!(
+                        "the watcher fell behind by {missed} events and was closed; list and watch again"
+                    )))))
                 }
-                _ => None,
-            }
-        }
-        Event::Delete { revision, prev, .. } => {
-            let mut p = prev.as_ref().and_then(decode)?;
-            meta::set_meta(&mut p, "resourceVersion", Some(json!(revision.to_string())));
-            filter.matches(ctx, &p).then_some(("DELETED", p))
+                CacheMessage::Closed(reason) => Next::End(Some(status_value(ApiError::expired(
+                    format!("watch closed: {reason}; list and watch again"),
+                )))),
+            },
+            Source::Store { stream, pending } => loop {
+                if let Some(ev) = pending.pop_front() {
+                    return Next::Event(ev);
+                }
+                match stream.next().await {
+                    None => return Next::End(None),
+                    Some(Err(e)) => return Next::End(Some(expired(ctx, e))),
+                    Some(Ok(WatchResponse::Progress { revision })) => {
+                        return Next::Progress(revision);
+                    }
+                    Some(Ok(WatchResponse::Events(events))) => {
+                        pending.extend(events.into_iter().map(|e| Arc::new(CachedEvent::new(e))));
+                    }
+                }
+            },
         }
     }
 }
 
-async fn pump(
-    ctx: Ctx,
-    filter: Filter,
-    start: Start,
-    mut stream: WatchStream,
-    tx: mpsc::Sender<Bytes>,
-) {
+/// The frames of one change for this watcher: none when it is outside the watched
+/// namespace or filtered out; an ERROR frame (and the end of the watch) when the object
+/// cannot be decoded or converted (a webhook that broke), never a silent skip.
+async fn frames_of(ctx: &Ctx, filter: &Filter, ev: &CachedEvent) -> Result<Option<Bytes>, Bytes> {
+    let prefix = ctx.entry.collection_prefix(ctx.namespace());
+    if !ev.key.starts_with(prefix.as_bytes()) {
+        return Ok(None);
+    }
+    match ev.decoded(&ctx.entry.codec).await {
+        Ok((current, previous)) => Ok(classify(ctx, filter, ev, current, previous)
+            .and_then(|(kind, obj)| frame(ctx, kind, obj))),
+        Err(e) => {
+            let status = status_value(ApiError::from(e));
+            Err(frame(ctx, "ERROR", status).unwrap_or_default())
+        }
+    }
+}
+
+async fn pump(ctx: Ctx, filter: Filter, start: Start, mut source: Source, tx: mpsc::Sender<Bytes>) {
     let bookmarks = filter.opts.allow_watch_bookmarks;
     for obj in start.initial {
         let Some(b) = frame(&ctx, "ADDED", obj) else {
@@ -164,37 +234,42 @@ async fn pump(
     tokio::pin!(deadline);
     let mut shutdown = ctx.state.shutdown.clone();
     loop {
-        let item = tokio::select! {
-            item = stream.next() => item,
+        let next = tokio::select! {
+            next = source.next(&ctx) => next,
             () = &mut deadline => return,
             _ = shutdown.changed() => return,
             () = tx.closed() => return,
         };
-        let frames: Vec<Bytes> = match item {
-            None => return,
-            Some(Err(e)) => {
-                let _ = frame(&ctx, "ERROR", expired(&ctx, e)).map(|b| tx.try_send(b));
+        let out = match next {
+            Next::End(error) => {
+                if let Some(b) = error.and_then(|e| frame(&ctx, "ERROR", e)) {
+                    let _ = tx.send(b).await;
+                }
                 return;
             }
-            Some(Ok(WatchResponse::Progress { revision })) if bookmarks => {
+            Next::Progress(revision) if bookmarks => {
                 frame(&ctx, "BOOKMARK", bookmark(&ctx, revision, false))
-                    .into_iter()
-                    .collect()
             }
-            Some(Ok(WatchResponse::Progress { .. })) => Vec::new(),
-            Some(Ok(WatchResponse::Events(events))) => events
-                .iter()
-                .filter_map(|ev| convert(&ctx, &filter, ev))
-                .filter_map(|(kind, obj)| frame(&ctx, kind, obj))
-                .collect(),
+            Next::Progress(_) => None,
+            Next::Event(ev) if ev.revision <= start.revision => None,
+            Next::Event(ev) => match frames_of(&ctx, &filter, &ev).await {
+                Ok(frame) => frame,
+                Err(error_frame) => {
+                    let _ = tx.send(error_frame).await;
+                    return;
+                }
+            },
         };
-        for b in frames {
-            if tx.send(b).await.is_err() {
-                return;
-            }
+        if let Some(b) = out
+            && tx.send(b).await.is_err()
+        {
+            return;
         }
     }
 }
+
+/// How long a watch waits for its resource's cache to load before watching the store.
+const CACHE_LOAD_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// GET with `watch=true`.
 pub async fn watch(ctx: Ctx) -> Response {
@@ -206,20 +281,46 @@ pub async fn watch(ctx: Ctx) -> Response {
         Ok(s) => s,
         Err(e) => return ctx.writer.error(e),
     };
-    let mut req = WatchRequest::prefix(ctx.entry.collection_prefix(ctx.namespace()))
-        .from_revision(start.revision + 1)
-        .with_prev_kv();
-    if filter.opts.allow_watch_bookmarks {
-        req = req.with_progress_notify();
-    }
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     let content_type = match ctx.writer.output.media {
         Media::Protobuf => "application/vnd.kubernetes.protobuf;stream=watch",
         m => m.as_str(),
     };
-    match ctx.state.store.watch(req).await {
-        Ok(stream) => {
-            tokio::spawn(pump(ctx, filter, start, stream, tx));
+    let cache_prefix = ctx.entry.collection_prefix(None);
+    let cached = match ctx
+        .state
+        .caches
+        .get(&cache_prefix, CACHE_LOAD_TIMEOUT)
+        .await
+    {
+        Ok(cacher) => cacher.subscribe(start.revision).map(Source::Cache),
+        Err(e) => {
+            tracing::warn!(error = %e, "watching the store directly");
+            None
+        }
+    };
+    let source = match cached {
+        Some(source) => Ok(source),
+        None => {
+            let mut req = WatchRequest::prefix(ctx.entry.collection_prefix(ctx.namespace()))
+                .from_revision(start.revision + 1)
+                .with_prev_kv();
+            if filter.opts.allow_watch_bookmarks {
+                req = req.with_progress_notify();
+            }
+            ctx.state
+                .store
+                .watch(req)
+                .await
+                .map(|stream| Source::Store {
+                    stream,
+                    pending: VecDeque::new(),
+                })
+        }
+    };
+    match source {
+        Ok(source) => {
+            tokio::spawn(pump(ctx, filter, start, source, tx));
         }
         Err(e) => {
             if let Some(b) = frame(&ctx, "ERROR", expired(&ctx, e)) {

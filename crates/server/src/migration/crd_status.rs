@@ -58,6 +58,7 @@ pub async fn find(
     let crd = entry
         .codec
         .decode_stored(&kv.value)
+        .await
         .map_err(|e| MigrationError::Store(StoreError::Internal(e.to_string())))?;
     Ok(Some(StoredCrd {
         key,
@@ -84,6 +85,7 @@ async fn update(
             .entry
             .codec
             .encode_for_storage(&crd.crd)
+            .await
             .map_err(|e| StoreError::Internal(e.to_string()))?;
         match store
             .update(crd.key.as_bytes(), bytes, crd.kv.mod_revision)

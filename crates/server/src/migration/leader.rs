@@ -92,10 +92,11 @@ impl Elector {
         self.leases.key(Some(NAMESPACE), NAME)
     }
 
-    fn encode(&self, lease: &Value) -> Result<Vec<u8>, StoreError> {
+    async fn encode(&self, lease: &Value) -> Result<Vec<u8>, StoreError> {
         self.leases
             .codec
             .encode_for_storage(lease)
+            .await
             .map_err(|e| StoreError::Internal(e.to_string()))
     }
 
@@ -125,7 +126,7 @@ impl Elector {
                     "acquireTime": now, "renewTime": now, "leaseTransitions": 0}});
             return match self
                 .store
-                .create(key.as_bytes(), self.encode(&lease)?)
+                .create(key.as_bytes(), self.encode(&lease).await?)
                 .await
             {
                 Ok(_) => Ok(true),
@@ -138,6 +139,7 @@ impl Elector {
             .leases
             .codec
             .decode_stored(&kv.value)
+            .await
             .map_err(|e| StoreError::Internal(e.to_string()))?;
         let spec = &lease["spec"];
         let holder = spec["holderIdentity"].as_str().unwrap_or("").to_owned();
@@ -159,7 +161,7 @@ impl Elector {
         }
         match self
             .store
-            .update(key.as_bytes(), self.encode(&lease)?, kv.mod_revision)
+            .update(key.as_bytes(), self.encode(&lease).await?, kv.mod_revision)
             .await
         {
             Ok(_) => Ok(true),
@@ -180,6 +182,7 @@ impl Elector {
             .leases
             .codec
             .decode_stored(&kv.value)
+            .await
             .map_err(|e| StoreError::Internal(e.to_string()))?;
         if lease["spec"]["holderIdentity"] != self.identity.as_str() {
             return Ok(());
@@ -189,7 +192,7 @@ impl Elector {
         }
         match self
             .store
-            .update(key.as_bytes(), self.encode(&lease)?, kv.mod_revision)
+            .update(key.as_bytes(), self.encode(&lease).await?, kv.mod_revision)
             .await
         {
             Err(e) if !e.is_conflict() && !e.is_not_found() => Err(e),
@@ -265,7 +268,7 @@ mod tests {
             .await
             .unwrap()
             .unwrap();
-        entry.codec.decode_stored(&kv.value).unwrap()
+        entry.codec.decode_stored(&kv.value).await.unwrap()
     }
 
     #[tokio::test]

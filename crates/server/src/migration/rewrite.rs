@@ -70,6 +70,7 @@ async fn rewrite_page(
     let objs = entry
         .codec
         .decode_stored_many(&values)
+        .await
         .map_err(|e| convert_error(&first.key, e.to_string()))?;
     let mut rewritten = 0;
     let mut pairs = stale.into_iter().zip(objs).peekable();
@@ -95,6 +96,7 @@ async fn write_converted(
     let bytes = entry
         .codec
         .encode_for_storage(&obj)
+        .await
         .map_err(|e| convert_error(&kv.key, e.to_string()))?;
     match store.update(&kv.key, bytes, kv.mod_revision).await {
         Ok(_) => Ok(true),
@@ -121,10 +123,12 @@ async fn rewrite_one(
         let obj = entry
             .codec
             .decode_stored(&kv.value)
+            .await
             .map_err(|e| convert_error(&kv.key, e.to_string()))?;
         let bytes = entry
             .codec
             .encode_for_storage(&obj)
+            .await
             .map_err(|e| convert_error(&kv.key, e.to_string()))?;
         match store.update(&kv.key, bytes, kv.mod_revision).await {
             Ok(_) => return Ok(true),

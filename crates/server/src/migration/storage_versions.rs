@@ -102,7 +102,7 @@ async fn count_all(ctx: &Ctx) -> Result<Vec<Value>, ApiError> {
         .trim_end_matches("/apiextensions.k8s.io/customresourcedefinitions");
     let mut out = Vec::with_capacity(list.kvs.len());
     for kv in &list.kvs {
-        let crd = crds.codec.decode_stored(&kv.value)?;
+        let crd = crds.codec.decode_stored(&kv.value).await?;
         let prefix = cr_prefix(root, &crd);
         let counts = count_stored_versions(store, &prefix)
             .await

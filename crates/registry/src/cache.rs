@@ -1,0 +1,421 @@
+//! The watch cache (kube's Cacher): one store watch per resource prefix, whatever the number
+//! of watchers. Each [`Cacher`] lists its prefix once, then follows one store watch; it keeps
+//! the current objects (for `resourceVersion=0` lists) and a window of recent events (for
+//! watches that start from a recent revision). Events are fanned out to every subscriber;
+//! each event is decoded (and, for a converting codec, converted) once per codec — that is,
+//! once per requested version — and shared by all subscribers of that version.
+//!
+//! A subscriber that falls more than [`SUBSCRIBER_BUFFER`] messages behind is told
+//! [`CacheMessage::Lagged`] (the server closes its watch with 410, as upstream closes slow
+//! watchers); when the store watch breaks, subscribers get [`CacheMessage::Closed`] and the
+//! cacher lists and watches again. Works the same on the embedded store and on etcd; several
+//! servers on one etcd each follow etcd's watch, so their caches stay coherent.
+
+use crate::codec::ObjectCodec;
+use crate::error::Error;
+use futures::StreamExt;
+use kapi_storage::{Event, KeyValue, RangeRequest, Store, WatchRequest, WatchResponse};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::{OnceCell, broadcast, watch};
+
+/// Messages a subscriber may fall behind by before it is dropped.
+pub const SUBSCRIBER_BUFFER: usize = 4096;
+
+/// Recent events kept for watches that start from an older revision.
+const HISTORY: usize = 4096;
+
+/// Wait before listing again after the store watch broke.
+const RESTART_DELAY: Duration = Duration::from_millis(200);
+
+/// One store event of the cached prefix, with its decoded forms per codec.
+pub struct CachedEvent {
+    /// The key.
+    pub key: Vec<u8>,
+    /// Revision of the change.
+    pub revision: i64,
+    /// The object after the change (`None` for a delete).
+    pub current: Option<KeyValue>,
+    /// The object before the change (`None` on create).
+    pub previous: Option<KeyValue>,
+    decoded: Mutex<Vec<(usize, Arc<OnceCell<DecodedEvent>>)>>,
+}
+
+/// An event's objects in one version: `Ok((current, previous))`, or why they cannot be
+/// decoded or converted.
+pub type DecodedEvent = Result<(Option<serde_json::Value>, Option<serde_json::Value>), Error>;
+
+impl CachedEvent {
+    /// A store event, not yet decoded.
+    pub fn new(event: Event) -> Self {
+        let (key, revision, current, previous) = match event {
+            Event::Put { kv, prev } => (kv.key.clone(), kv.mod_revision, Some(kv), prev),
+            Event::Delete {
+                key,
+                revision,
+                prev,
+            } => (key, revision, None, prev),
+        };
+        Self {
+            key,
+            revision,
+            current,
+            previous,
+            decoded: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Whether the key was created by this event.
+    pub fn is_create(&self) -> bool {
+        self.current
+            .as_ref()
+            .is_some_and(|kv| kv.create_revision == kv.mod_revision)
+    }
+
+    /// The event's objects as `codec` decodes them: decoded by the first subscriber that asks,
+    /// in one call for both objects (one conversion), and shared with every later one.
+    pub async fn decoded(&self, codec: &Arc<dyn ObjectCodec>) -> DecodedEvent {
+        // The codec's address identifies the version (and the CRD generation) asked for.
+        let id = Arc::as_ptr(codec) as *const () as usize;
+        let cell = {
+            let mut cells = lock(&self.decoded);
+            match cells.iter().find(|(k, _)| *k == id) {
+                Some((_, cell)) => cell.clone(),
+                None => {
+                    let cell = Arc::new(OnceCell::new());
+                    cells.push((id, cell.clone()));
+                    cell
+                }
+            }
+        };
+        cell.get_or_init(|| self.decode(codec.as_ref()))
+            .await
+            .clone()
+    }
+
+    async fn decode(&self, codec: &dyn ObjectCodec) -> DecodedEvent {
+        let values: Vec<&[u8]> = self
+            .current
+            .iter()
+            .chain(self.previous.iter())
+            .map(|kv| kv.value.as_slice())
+            .collect();
+        let mut objs = codec.decode_stored_many(&values).await?.into_iter();
+        let with_rv = |obj: Option<serde_json::Value>, rv: i64| {
+            obj.map(|mut o| {
+                crate::meta::set_meta(
+                    &mut o,
+                    "resourceVersion",
+                    Some(serde_json::Value::String(rv.to_string())),
+                );
+                o
+            })
+        };
+        let current = self.current.as_ref().and_then(|kv| {
+            let obj = objs.next();
+            with_rv(obj, kv.mod_revision)
+        });
+        let previous = self.previous.as_ref().and_then(|kv| {
+            let obj = objs.next();
+            with_rv(obj, kv.mod_revision)
+        });
+        Ok((current, previous))
+    }
+}
+
+/// What a subscriber receives.
+#[derive(Clone)]
+pub enum CacheMessage {
+    /// A change.
+    Event(Arc<CachedEvent>),
+    /// Every change up to this revision has been delivered (a bookmark).
+    Progress(i64),
+    /// The subscriber fell too far behind; it missed events.
+    Lagged(u64),
+    /// The store watch broke; the subscriber must list and watch again.
+    Closed(String),
+}
+
+/// Current objects and recent history of one prefix.
+struct CacheState {
+    objects: BTreeMap<Vec<u8>, KeyValue>,
+    /// Every event after this revision is in `history`.
+    oldest: i64,
+    /// The revision the cache is at.
+    revision: i64,
+    history: VecDeque<Arc<CachedEvent>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The cache of one storage prefix.
+pub struct Cacher {
+    prefix: String,
+    state: Mutex<CacheState>,
+    tx: broadcast::Sender<CacheMessage>,
+    revision: watch::Sender<i64>,
+    loaded: watch::Sender<bool>,
+    store_watches: AtomicU64,
+}
+
+/// A subscription: the events to replay, then the live stream.
+pub struct Subscription {
+    /// Buffered events after the requested revision, in order.
+    pub replay: Vec<Arc<CachedEvent>>,
+    /// Live messages after the replay.
+    pub live: broadcast::Receiver<CacheMessage>,
+    /// Events at or before this revision are dropped from `live` (already replayed).
+    pub after: i64,
+}
+
+impl Subscription {
+    /// The next message: replayed events first, then live ones newer than the replay;
+    /// `Lagged` when the subscriber fell behind, `Closed` when the cache's store watch ended.
+    pub async fn next(&mut self) -> CacheMessage {
+        if !self.replay.is_empty() {
+            return CacheMessage::Event(self.replay.remove(0));
+        }
+        loop {
+            match self.live.recv().await {
+                Ok(CacheMessage::Event(ev)) if ev.revision <= self.after => continue,
+                Ok(msg) => return msg,
+                Err(broadcast::error::RecvError::Lagged(n)) => return CacheMessage::Lagged(n),
+                Err(broadcast::error::RecvError::Closed) => {
+                    return CacheMessage::Closed("watch cache stopped".into());
+                }
+            }
+        }
+    }
+}
+
+impl Cacher {
+    fn new(prefix: String) -> Self {
+        let (tx, _) = broadcast::channel(SUBSCRIBER_BUFFER);
+        Self {
+            prefix,
+            state: Mutex::new(CacheState {
+                objects: BTreeMap::new(),
+                oldest: i64::MAX,
+                revision: 0,
+                history: VecDeque::new(),
+            }),
+            tx,
+            revision: watch::channel(0).0,
+            loaded: watch::channel(false).0,
+            store_watches: AtomicU64::new(0),
+        }
+    }
+
+    /// The prefix cached (ends with `/`).
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// How many store watches this cache has opened (one, unless the store watch broke).
+    pub fn store_watches(&self) -> u64 {
+        self.store_watches.load(Ordering::Relaxed)
+    }
+
+    /// Live subscribers.
+    pub fn subscribers(&self) -> usize {
+        self.tx.receiver_count()
+    }
+
+    /// The revision the cache is at.
+    pub fn revision(&self) -> i64 {
+        lock(&self.state).revision
+    }
+
+    /// Subscribes from `revision` (events after it); `None` when the cache no longer holds
+    /// every event since then (the caller watches the store itself, or answers 410).
+    pub fn subscribe(&self, revision: i64) -> Option<Subscription> {
+        let state = lock(&self.state);
+        if revision < state.oldest {
+            return None;
+        }
+        let replay: Vec<Arc<CachedEvent>> = state
+            .history
+            .iter()
+            .filter(|e| e.revision > revision)
+            .cloned()
+            .collect();
+        let live = self.tx.subscribe();
+        Some(Subscription {
+            replay,
+            live,
+            after: state.revision.max(revision),
+        })
+    }
+
+    /// The cached objects under `prefix` (a sub-prefix of the cache's, e.g. one namespace),
+    /// in key order, and the revision they are current at.
+    pub fn list(&self, prefix: &str) -> (Vec<KeyValue>, i64) {
+        let state = lock(&self.state);
+        let kvs = state
+            .objects
+            .range(prefix.as_bytes().to_vec()..)
+            .take_while(|(k, _)| k.starts_with(prefix.as_bytes()))
+            .map(|(_, kv)| kv.clone())
+            .collect();
+        (kvs, state.revision)
+    }
+
+    /// Waits until the cache is at `revision` or newer (`NotOlderThan` reads); false after
+    /// `timeout`.
+    pub async fn wait_for(&self, revision: i64, timeout: Duration) -> bool {
+        let mut rx = self.revision.subscribe();
+        tokio::time::timeout(timeout, rx.wait_for(|r| *r >= revision))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+
+    fn apply(&self, state: &mut CacheState, event: Event) {
+        let ev = Arc::new(CachedEvent::new(event));
+        match &ev.current {
+            Some(kv) => {
+                state.objects.insert(kv.key.clone(), kv.clone());
+            }
+            None => {
+                state.objects.remove(&ev.key);
+            }
+        }
+        state.revision = state.revision.max(ev.revision);
+        state.history.push_back(ev.clone());
+        if state.history.len() > HISTORY
+            && let Some(dropped) = state.history.pop_front()
+        {
+            state.oldest = dropped.revision;
+        }
+        let _ = self.tx.send(CacheMessage::Event(ev));
+    }
+
+    /// Lists, then follows the store watch until it ends; returns why it ended.
+    async fn run_once(&self, store: &dyn Store) -> Result<String, Error> {
+        let mut objects = BTreeMap::new();
+        let mut page = RangeRequest::prefix(self.prefix.as_bytes()).with_limit(1000);
+        let revision = loop {
+            let resp = store.range(page.clone()).await?;
+            let last = resp.kvs.last().map(|kv| kv.key.clone());
+            for kv in resp.kvs {
+                objects.insert(kv.key.clone(), kv);
+            }
+            page.revision = Some(resp.revision);
+            match last {
+                Some(key) if resp.more => page.start_after = Some(key),
+                _ => break resp.revision,
+            }
+        };
+        let request = WatchRequest::prefix(self.prefix.as_bytes())
+            .from_revision(revision + 1)
+            .with_prev_kv()
+            .with_progress_notify();
+        let mut stream = store.watch(request).await?;
+        self.store_watches.fetch_add(1, Ordering::Relaxed);
+        {
+            let mut state = lock(&self.state);
+            state.objects = objects;
+            state.revision = revision;
+            state.oldest = revision;
+            state.history.clear();
+        }
+        self.revision.send_replace(revision);
+        self.loaded.send_replace(true);
+        while let Some(item) = stream.next().await {
+            match item {
+                Ok(WatchResponse::Events(events)) => {
+                    let revision = {
+                        let mut state = lock(&self.state);
+                        for event in events {
+                            self.apply(&mut state, event);
+                        }
+                        state.revision
+                    };
+                    self.revision.send_replace(revision);
+                }
+                Ok(WatchResponse::Progress { revision }) => {
+                    let revision = {
+                        let mut state = lock(&self.state);
+                        state.revision = state.revision.max(revision);
+                        let _ = self.tx.send(CacheMessage::Progress(state.revision));
+                        state.revision
+                    };
+                    self.revision.send_replace(revision);
+                }
+                Err(e) => return Ok(e.to_string()),
+            }
+        }
+        Ok("store watch ended".into())
+    }
+
+    /// Keeps the cache following the store until `store` is dropped.
+    async fn run(self: Arc<Self>, store: std::sync::Weak<dyn Store>) {
+        loop {
+            let Some(strong) = store.upgrade() else {
+                return;
+            };
+            let reason = match self.run_once(strong.as_ref()).await {
+                Ok(reason) => reason,
+                Err(e) => e.to_string(),
+            };
+            drop(strong);
+            tracing::warn!(prefix = %self.prefix, %reason, "watch cache restarts");
+            {
+                // Subscribers miss what happens until the next list: they must start over.
+                let mut state = lock(&self.state);
+                state.oldest = i64::MAX;
+                state.history.clear();
+                let _ = self.tx.send(CacheMessage::Closed(reason));
+            }
+            tokio::time::sleep(RESTART_DELAY).await;
+        }
+    }
+}
+
+/// The watch caches of one server, one per storage prefix, started on first use.
+pub struct WatchCaches {
+    store: Arc<dyn Store>,
+    caches: Mutex<HashMap<String, Arc<Cacher>>>,
+}
+
+impl WatchCaches {
+    /// No caches yet; each starts when first asked for.
+    pub fn new(store: Arc<dyn Store>) -> Self {
+        Self {
+            store,
+            caches: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The cache of `prefix` (a collection prefix ending in `/`), started and loaded;
+    /// Unavailable when it cannot load within `timeout` (the store is unreachable).
+    pub async fn get(&self, prefix: &str, timeout: Duration) -> Result<Arc<Cacher>, Error> {
+        let cacher = {
+            let mut caches = lock(&self.caches);
+            match caches.get(prefix) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = Arc::new(Cacher::new(prefix.to_owned()));
+                    caches.insert(prefix.to_owned(), c.clone());
+                    tokio::spawn(c.clone().run(Arc::downgrade(&self.store)));
+                    c
+                }
+            }
+        };
+        let mut loaded = cacher.loaded.subscribe();
+        match tokio::time::timeout(timeout, loaded.wait_for(|l| *l)).await {
+            Ok(Ok(_)) => Ok(cacher),
+            _ => Err(Error::unavailable(format!(
+                "the watch cache of {prefix} is not loaded yet"
+            ))),
+        }
+    }
+
+    /// The caches started so far.
+    pub fn all(&self) -> Vec<Arc<Cacher>> {
+        lock(&self.caches).values().cloned().collect()
+    }
+}
