@@ -147,6 +147,46 @@ async fn watch_in_v1beta1_sends_converted_objects() {
     );
 }
 
+/// A watcher in a version the webhook converts to is told when the webhook breaks: the
+/// change it cannot convert arrives as an ERROR event with a Status (and the watch ends),
+/// instead of being skipped in silence (issue 12).
+#[tokio::test]
+async fn a_watcher_gets_an_error_event_when_the_conversion_webhook_breaks() {
+    let mut webhook = WidgetWebhook::start();
+    let kapi = kapi_with_webhook_crd(&webhook).await;
+    let gvk = GroupVersionKind::gvk("golden.example.com", "v1beta1", "Widget");
+    let ar = ApiResource::from_gvk_with_plural(&gvk, "widgets");
+    let api: Api<DynamicObject> = Api::namespaced_with(kapi.client().await, "default", &ar);
+    let list = api.list(&Default::default()).await.unwrap();
+    let rv = list.metadata.resource_version.unwrap();
+    let mut stream = api
+        .watch(&WatchParams::default().timeout(20), &rv)
+        .await
+        .unwrap()
+        .boxed();
+    webhook.kill();
+    create(
+        &kapi,
+        V1A1,
+        &widget("v1alpha1", "w1", json!({"label": "blue"})),
+    )
+    .await;
+    let status = loop {
+        match stream.try_next().await.unwrap() {
+            Some(WatchEvent::Error(status)) => break status,
+            Some(WatchEvent::Bookmark(_)) => continue,
+            Some(other) => panic!("expected an ERROR event, got {other:?}"),
+            None => panic!("watch ended without an ERROR event"),
+        }
+    };
+    assert_eq!(status.code, 500);
+    assert!(
+        status.message.contains("conversion webhook"),
+        "{}",
+        status.message
+    );
+}
+
 #[tokio::test]
 async fn write_through_v1beta1_is_stored_in_the_storage_version() {
     let mut webhook = WidgetWebhook::start();
