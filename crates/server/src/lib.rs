@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod authn;
+pub mod controllers;
 pub mod crd;
 pub mod discovery;
 mod files;

@@ -159,7 +159,11 @@ impl Server {
             store.clone(),
             shutdown_rx.clone(),
         ));
-        for hook in [SYSTEM_NAMESPACES_HOOK, CRD_CONTROLLER_HOOK] {
+        for hook in [
+            SYSTEM_NAMESPACES_HOOK,
+            CRD_CONTROLLER_HOOK,
+            NAMESPACE_CONTROLLER_HOOK,
+        ] {
             health.register(hook);
         }
         let state = Arc::new(ApiState {
@@ -176,6 +180,10 @@ impl Server {
         tracing::debug!("system namespaces ensured");
         crate::crd::start_crd_controller(state.clone()).await;
         state.health.mark_started(CRD_CONTROLLER_HOOK);
+        crate::controllers::spawn(
+            state.clone(),
+            Arc::new(crate::controllers::namespace::NamespaceController),
+        );
         Ok(Self {
             listener,
             tls,
@@ -211,6 +219,9 @@ impl Server {
 const SYSTEM_NAMESPACES_HOOK: &str = "start-system-namespaces-controller";
 /// The post-start hook of the CRD controller (entries follow the stored CRDs).
 const CRD_CONTROLLER_HOOK: &str = "start-apiextensions-controllers";
+
+/// The post-start hook of the namespace controller (marked by the controller runtime).
+const NAMESPACE_CONTROLLER_HOOK: &str = "start-namespace-controller";
 
 /// The host:port clients should use: the advertise address, else the bound one
 /// (127.0.0.1 when bound to all interfaces).

@@ -1,11 +1,11 @@
 //! DELETE and DELETE-collection: DeleteOptions from the body (JSON, YAML or protobuf) or
 //! the query, then the REST store's delete (preconditions, dryRun, propagationPolicy,
-//! finalizers, grace periods, R8.22–R8.24); a namespace's deletion starts its finalization.
+//! finalizers, grace periods, R8.22–R8.24); a terminating namespace is emptied by the
+//! namespace controller (`crate::controllers::namespace`).
 
 use super::Ctx;
 use super::body::read_limited;
 use super::list::{Filter, collect};
-use crate::namespace_lifecycle;
 use crate::negotiate::{Media, negotiate_input};
 use crate::status::ApiError;
 use axum::body::Body;
@@ -43,8 +43,7 @@ fn success(ctx: &Ctx, name: &str, obj: &Value) -> Value {
     json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details})
 }
 
-/// Deletes one object through the REST store; starts namespace finalization when a
-/// namespace began terminating.
+/// Deletes one object through the REST store.
 async fn delete_one(
     ctx: &Ctx,
     w: &WriteContext,
@@ -55,12 +54,6 @@ async fn delete_one(
     match deleted {
         Deleted::Removed(obj) => Ok((StatusCode::OK, success(ctx, name, &obj))),
         Deleted::Pending { object, accepted } => {
-            if ctx.entry.strategy.on_delete_finalizes_content() && !(w.dry_run || opts.dry_run) {
-                tokio::spawn(namespace_lifecycle::finalize_namespace(
-                    ctx.state.clone(),
-                    name.to_owned(),
-                ));
-            }
             let status = if accepted {
                 StatusCode::ACCEPTED
             } else {
@@ -107,15 +100,7 @@ pub async fn delete_collection(ctx: &Ctx, body: Body) -> Response {
             let ns = meta::namespace(&obj).to_owned();
             let w = delete_context(&opts, (!ns.is_empty()).then_some(ns));
             match ctx.rest().delete(&w, &name, &opts).await {
-                Ok(Deleted::Pending { object, .. }) => {
-                    if ctx.entry.strategy.on_delete_finalizes_content() && !opts.dry_run {
-                        tokio::spawn(namespace_lifecycle::finalize_namespace(
-                            ctx.state.clone(),
-                            name.clone(),
-                        ));
-                    }
-                    deleted.push(object)
-                }
+                Ok(Deleted::Pending { object, .. }) => deleted.push(object),
                 Ok(Deleted::Removed(_)) => deleted.push(obj),
                 Err(
                     kapi_registry::Error::NotFound { .. } | kapi_registry::Error::Conflict { .. },
