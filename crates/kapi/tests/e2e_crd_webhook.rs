@@ -147,6 +147,70 @@ async fn watch_in_v1beta1_sends_converted_objects() {
     );
 }
 
+/// Successful conversion webhook calls so far, from `/metrics`.
+async fn webhook_calls(kapi: &Kapi) -> u64 {
+    let (_, _, body) = kapi.raw(get("/metrics")).await;
+    String::from_utf8_lossy(&body)
+        .lines()
+        .filter(|l| {
+            l.starts_with("apiserver_conversion_webhook_request_total{")
+                && l.contains("result=\"success\"")
+        })
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// The watch cache converts each event once for all watchers of a version: ten watchers in
+/// v1beta1 of five new Widgets cost five webhook calls, not fifty (issue 12).
+#[tokio::test]
+async fn ten_watchers_of_one_version_cost_one_conversion_per_event() {
+    let webhook = WidgetWebhook::start();
+    let kapi = kapi_with_webhook_crd(&webhook).await;
+    let gvk = GroupVersionKind::gvk("golden.example.com", "v1beta1", "Widget");
+    let ar = ApiResource::from_gvk_with_plural(&gvk, "widgets");
+    let api: Api<DynamicObject> = Api::namespaced_with(kapi.client().await, "default", &ar);
+    let rv = api
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap();
+    let mut streams = Vec::new();
+    for _ in 0..10 {
+        let stream = api
+            .watch(&WatchParams::default().timeout(20), &rv)
+            .await
+            .unwrap()
+            .boxed();
+        streams.push(stream);
+    }
+    let before = webhook_calls(&kapi).await;
+    for i in 0..5 {
+        let name = format!("w{i}");
+        create(
+            &kapi,
+            V1A1,
+            &widget("v1alpha1", &name, json!({"label": "blue"})),
+        )
+        .await;
+    }
+    for stream in &mut streams {
+        let mut added = 0;
+        while added < 5 {
+            match stream.try_next().await.unwrap() {
+                Some(WatchEvent::Added(o)) => {
+                    assert_eq!(o.data["spec"]["displayName"], "blue");
+                    added += 1;
+                }
+                Some(WatchEvent::Bookmark(_)) => {}
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+    }
+    assert_eq!(webhook_calls(&kapi).await - before, 5);
+}
+
 /// A watcher in a version the webhook converts to is told when the webhook breaks: the
 /// change it cannot convert arrives as an ERROR event with a Status (and the watch ends),
 /// instead of being skipped in silence (issue 12).

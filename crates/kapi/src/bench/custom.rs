@@ -183,6 +183,7 @@ pub async fn list_rows(
                 collection: &base,
                 accept: "application/json",
                 limit,
+                any_version: false,
             };
             rows.push(measure(client, &list, c, repeats, name).await);
         }

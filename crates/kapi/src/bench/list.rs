@@ -46,9 +46,23 @@ pub async fn list_rows(
                     collection: &collection,
                     accept,
                     limit,
+                    any_version: false,
                 };
                 rows.push(measure(client, &list, c, repeats, name).await);
             }
+        }
+        // `resourceVersion=0`: any recent state will do, so servers answer from their watch
+        // cache (kube-apiserver's Cacher, kapi's watch cache) instead of the store.
+        for &c in concurrency {
+            let collection = configmaps(ns);
+            let list = ListSpec {
+                collection: &collection,
+                accept,
+                limit: 0,
+                any_version: true,
+            };
+            let name = format!("list {size} {format} rv=0");
+            rows.push(measure(client, &list, c, repeats, name).await);
         }
     }
     rows
@@ -62,6 +76,8 @@ pub struct ListSpec<'a> {
     pub accept: &'a str,
     /// `limit` of each page; 0 reads the whole list at once.
     pub limit: usize,
+    /// Ask with `resourceVersion=0` (served from the watch cache).
+    pub any_version: bool,
 }
 
 /// `repeats` lists as described by `list`, `c` in flight, as one row named `name`.
@@ -104,6 +120,9 @@ async fn read_all_pages(client: &ApiClient, list: &ListSpec<'_>) -> Result<(), S
     let mut cont = String::new();
     loop {
         let mut path = format!("{}?limit={limit}", list.collection);
+        if list.any_version {
+            path.push_str("&resourceVersion=0");
+        }
         if !cont.is_empty() {
             path.push_str("&continue=");
             path.push_str(&escape(&cont));

@@ -49,16 +49,24 @@ pub fn file(kapi: &Kapi, name: &str, text: &str) -> String {
     path.display().to_string()
 }
 
-/// Applies the CRD and waits until it is Established.
+/// Applies the CRD and waits until it is Established. kubectl 1.32's `wait` fails at once
+/// (`.status.conditions accessor error`) when it reads the CRD before the CRD controller
+/// wrote any condition, so that case is asked again.
 pub fn apply_crd(kapi: &Kapi, text: &str) {
     let path = file(kapi, "crd.json", text);
     kapi.kubectl_ok(&["apply", "-f", &path]);
-    kapi.kubectl_ok(&[
-        "wait",
-        "--for=condition=Established",
-        &format!("crd/{CRD}"),
-        "--timeout=20s",
-    ]);
+    let crd = format!("crd/{CRD}");
+    let args = ["wait", "--for=condition=Established", &crd, "--timeout=20s"];
+    for _ in 0..50 {
+        let out = kapi.kubectl(&args);
+        if out.status.success() {
+            return;
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("accessor error"), "kubectl wait failed: {err}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("{crd} never had conditions");
 }
 
 pub async fn widget_kapi() -> Kapi {

@@ -10,10 +10,11 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use base64::Engine;
 use kapi_registry::meta;
-use kapi_registry::rest::options::ListOptions;
+use kapi_registry::rest::options::{ListOptions, ResourceVersionMatch};
 use kapi_registry::selectors::{Requirement, Selector, parse_fields, parse_labels};
 use kapi_storage::{KeyValue, RangeRequest};
 use serde_json::{Value, json};
+use std::time::Duration;
 
 /// Selectors of a list or watch.
 pub struct Filter {
@@ -193,6 +194,9 @@ pub async fn collect_items(
     let raw = raw && filter.is_empty();
     let prefix = ctx.entry.collection_prefix(ctx.namespace());
     let limit = usize::try_from(filter.opts.limit.max(0)).unwrap_or(0);
+    if let Some(cached) = from_cache(ctx, filter, &prefix, raw).await? {
+        return Ok(cached);
+    }
     let (mut revision, mut start_after) = read_point(ctx, &prefix).await?;
     let mut items = Vec::new();
     let (more, remaining) = loop {
@@ -254,6 +258,67 @@ pub async fn collect_items(
         }
     }
     Ok((items, list_meta))
+}
+
+/// How long a `NotOlderThan` list waits for the watch cache to reach its revision.
+const CACHE_WAIT: Duration = Duration::from_secs(3);
+
+/// An unpaged list that may be served from the watch cache (`resourceVersion=0`, or
+/// `resourceVersionMatch=NotOlderThan`), as kube-apiserver serves it: the cache's current
+/// objects, without a store read. `None` for lists the store answers.
+async fn from_cache(
+    ctx: &Ctx,
+    filter: &Filter,
+    prefix: &str,
+    raw: bool,
+) -> Result<Option<(Vec<Item>, Value)>, ApiError> {
+    let opts = &filter.opts;
+    let rv = opts.resource_version.as_str();
+    let not_older = opts.resource_version_match == Some(ResourceVersionMatch::NotOlderThan);
+    let cacheable = opts.limit <= 0
+        && opts.continue_token.is_empty()
+        && (rv == "0" || (not_older && !rv.is_empty()));
+    if !cacheable {
+        return Ok(None);
+    }
+    let cacher = match ctx
+        .state
+        .caches
+        .get(&ctx.entry.collection_prefix(None), CACHE_WAIT)
+        .await
+    {
+        Ok(c) => c,
+        Err(_) => return Ok(None),
+    };
+    if rv != "0" {
+        let wanted: i64 = rv
+            .parse()
+            .map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv}")))?;
+        if !cacher.wait_for(wanted, CACHE_WAIT).await {
+            return Err(ctx.store_error(
+                kapi_storage::StoreError::FutureRevision {
+                    requested: wanted,
+                    current: cacher.revision(),
+                },
+                "",
+            ));
+        }
+    }
+    let (kvs, revision) = cacher.list(prefix);
+    let items = if raw {
+        kvs.into_iter().map(Item::Raw).collect()
+    } else {
+        ctx.decode_many(&kvs.iter().collect::<Vec<_>>())
+            .await?
+            .into_iter()
+            .filter(|obj| filter.matches(ctx, obj))
+            .map(Item::Decoded)
+            .collect()
+    };
+    Ok(Some((
+        items,
+        json!({"resourceVersion": revision.to_string()}),
+    )))
 }
 
 fn continue_error(ctx: &Ctx, e: kapi_storage::StoreError) -> ApiError {
