@@ -200,18 +200,15 @@ async fn a_patch_with_an_unknown_field_warns_by_default() {
     assert!(warning.contains("unknown field \\\"bogus\\\""), "{warning}");
 }
 
-/// A client-go client configured for protobuf sends its DeleteOptions in protobuf.
-#[tokio::test]
-async fn a_protobuf_delete_options_body_deletes() {
-    let kapi = kapi_with_namespace().await;
-    let created = create_cm(&kapi, "a").await;
-    let uid = created["metadata"]["uid"].as_str().unwrap().to_owned();
+/// A DeleteOptions body as client-go sends it when configured for protobuf: the `k8s\0`
+/// envelope around the message, with a uid precondition.
+fn protobuf_delete_options(uid: &str, propagation: Option<&str>) -> Vec<u8> {
     let wire = kapi_machinery::meta::v1::DeleteOptions {
         preconditions: Some(kapi_machinery::meta::v1::Preconditions {
-            uid: Some(uid),
+            uid: Some(uid.to_owned()),
             resource_version: None,
         }),
-        propagation_policy: Some("Background".into()),
+        propagation_policy: propagation.map(str::to_owned),
         ..Default::default()
     };
     let mut body = b"k8s\0".to_vec();
@@ -223,6 +220,16 @@ async fn a_protobuf_delete_options_body_deletes() {
         "",
         &mut body,
     );
+    body
+}
+
+/// A client-go client configured for protobuf sends its DeleteOptions in protobuf.
+#[tokio::test]
+async fn a_protobuf_delete_options_body_deletes() {
+    let kapi = kapi_with_namespace().await;
+    let created = create_cm(&kapi, "a").await;
+    let uid = created["metadata"]["uid"].as_str().unwrap().to_owned();
+    let body = protobuf_delete_options(&uid, Some("Background"));
     let (status, _, resp) = kapi
         .raw(request(
             "DELETE",
@@ -240,22 +247,7 @@ async fn a_protobuf_delete_options_body_deletes() {
 async fn a_protobuf_delete_whose_uid_precondition_fails_is_409_and_keeps_the_object() {
     let kapi = kapi_with_namespace().await;
     create_cm(&kapi, "a").await;
-    let wire = kapi_machinery::meta::v1::DeleteOptions {
-        preconditions: Some(kapi_machinery::meta::v1::Preconditions {
-            uid: Some("not-the-uid".into()),
-            resource_version: None,
-        }),
-        ..Default::default()
-    };
-    let mut body = b"k8s\0".to_vec();
-    kapi_machinery::serializer::protobuf::write_unknown_message(
-        "v1",
-        "DeleteOptions",
-        &wire.encode_to_vec(),
-        "",
-        "",
-        &mut body,
-    );
+    let body = protobuf_delete_options("not-the-uid", None);
     let (status, _, _) = kapi
         .raw(request(
             "DELETE",

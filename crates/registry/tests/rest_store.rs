@@ -1,31 +1,33 @@
 //! The REST store without HTTP, on the embedded store and on a real etcd: every case runs
 //! against both backends (R8.12–R8.24).
 
+mod support;
+
 use kapi_registry::builtin::json_entries;
 use kapi_registry::entry::{Registry, RegistryTable, ResourceEntry};
 use kapi_registry::rest::options::{DeleteOptions, Propagation};
 use kapi_registry::rest::{Deleted, RestStore, UpdateFn, WriteContext};
 use kapi_registry::{Error, meta};
 use kapi_storage::{
-    DeleteResponse, EmbeddedConfig, EtcdConfig, KeyValue, RangeRequest, RangeResponse,
-    Result as StoreResult, Store, StoreConfig, WatchRequest, WatchStream, open_store,
+    DeleteResponse, KeyValue, RangeRequest, RangeResponse, Result as StoreResult, Store,
+    WatchRequest, WatchStream,
 };
-use kapi_testsupport::etcd::EtcdProcess;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use support::Backend;
 
 /// A store, a registry with the built-ins (JSON codecs) and the Widget CRD, and the
 /// namespace `team`.
 struct Harness {
     store: Arc<dyn Store>,
     table: Arc<RegistryTable>,
-    _dir: Option<tempfile::TempDir>,
-    _etcd: Option<EtcdProcess>,
+    _backend: Backend,
 }
 
 impl Harness {
-    async fn new(store: Arc<dyn Store>) -> Self {
+    async fn new(backend: Backend) -> Self {
+        let store = backend.store.clone();
         let registry = Registry::new();
         registry.upsert(json_entries("/registry"));
         let crd = kapi_testsupport::widget_webhook::widget_crd(json!({"strategy": "None"}));
@@ -35,8 +37,7 @@ impl Harness {
         let h = Self {
             store,
             table: registry.snapshot(),
-            _dir: None,
-            _etcd: None,
+            _backend: backend,
         };
         let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}});
         h.rest("", "v1", "namespaces")
@@ -68,26 +69,11 @@ impl Harness {
 }
 
 async fn embedded() -> Harness {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let config = EmbeddedConfig::new(dir.path());
-    let store = open_store(StoreConfig::Embedded(config))
-        .await
-        .expect("embedded store");
-    let mut h = Harness::new(store).await;
-    h._dir = Some(dir);
-    h
+    Harness::new(support::embedded().await).await
 }
 
 async fn etcd() -> Harness {
-    let process = EtcdProcess::start().await;
-    let config = StoreConfig::Etcd {
-        config: EtcdConfig::new([process.client_url.clone()]).with_prefix("/kapi-rest-test"),
-        compaction_interval: None,
-    };
-    let store = open_store(config).await.expect("etcd store");
-    let mut h = Harness::new(store).await;
-    h._etcd = Some(process);
-    h
+    Harness::new(support::etcd("/kapi-rest-test").await).await
 }
 
 fn in_team() -> WriteContext {

@@ -2,48 +2,25 @@
 //! whatever the number of subscribers, each event decoded once per codec, replay from a
 //! recent revision, lists of the current objects, slow subscribers told they lagged.
 
+mod support;
+
 use kapi_registry::cache::{CacheMessage, SUBSCRIBER_BUFFER, WatchCaches};
 use kapi_registry::codec::{JsonCodec, ObjectCodec};
-use kapi_storage::{EmbeddedConfig, EtcdConfig, Store, StoreConfig, open_store};
-use kapi_testsupport::etcd::EtcdProcess;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
+use support::Backend;
 
 const PREFIX: &str = "/registry/configmaps/";
 const LOAD: Duration = Duration::from_secs(10);
 
-struct Backend {
-    store: Arc<dyn Store>,
-    _dir: Option<tempfile::TempDir>,
-    _etcd: Option<EtcdProcess>,
-}
-
 async fn embedded() -> Backend {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open_store(StoreConfig::Embedded(EmbeddedConfig::new(dir.path())))
-        .await
-        .expect("embedded store");
-    Backend {
-        store,
-        _dir: Some(dir),
-        _etcd: None,
-    }
+    support::embedded().await
 }
 
 async fn etcd() -> Backend {
-    let process = EtcdProcess::start().await;
-    let config = StoreConfig::Etcd {
-        config: EtcdConfig::new([process.client_url.clone()]).with_prefix("/kapi-cache-test"),
-        compaction_interval: None,
-    };
-    let store = open_store(config).await.expect("etcd store");
-    Backend {
-        store,
-        _dir: None,
-        _etcd: Some(process),
-    }
+    support::etcd("/kapi-cache-test").await
 }
 
 fn cm(name: &str, value: &str) -> Vec<u8> {

@@ -49,90 +49,9 @@ impl ApiError {
         Self::new(401, "Unauthorized", "Unauthorized")
     }
 
-    /// 404 NotFound for `name` of `resource` in `group`.
-    pub fn not_found(group: &str, resource: &str, name: &str) -> Self {
-        let msg = format!(
-            "{} \"{name}\" not found",
-            qualified_resource(group, resource)
-        );
-        Self {
-            details: named_details(group, resource, name),
-            ..Self::new(404, "NotFound", msg)
-        }
-    }
-
-    /// 409 AlreadyExists.
-    pub fn already_exists(group: &str, resource: &str, name: &str) -> Self {
-        let msg = format!(
-            "{} \"{name}\" already exists",
-            qualified_resource(group, resource)
-        );
-        Self {
-            details: named_details(group, resource, name),
-            ..Self::new(409, "AlreadyExists", msg)
-        }
-    }
-
-    /// 409 Conflict with the given cause text.
-    pub fn conflict(group: &str, resource: &str, name: &str, err: &str) -> Self {
-        let msg = format!(
-            "Operation cannot be fulfilled on {} \"{name}\": {err}",
-            qualified_resource(group, resource)
-        );
-        Self {
-            details: named_details(group, resource, name),
-            ..Self::new(409, "Conflict", msg)
-        }
-    }
-
-    /// 409 Conflict for a stale resourceVersion (R8.13).
-    pub fn conflict_modified(group: &str, resource: &str, name: &str) -> Self {
-        Self::conflict(
-            group,
-            resource,
-            name,
-            "the object has been modified; please apply your changes to the latest version and try again",
-        )
-    }
-
-    /// 422 Invalid: `<Kind>[.<group>] "<name>" is invalid: <causes>`.
-    pub fn invalid(group: &str, kind: &str, name: &str, causes: Vec<StatusCause>) -> Self {
-        let joined = causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect::<Vec<_>>();
-        let joined = if joined.len() == 1 {
-            joined.concat()
-        } else {
-            format!("[{}]", joined.join(", "))
-        };
-        let msg = format!(
-            "{} \"{name}\" is invalid: {joined}",
-            qualified_resource(group, kind)
-        );
-        let mut details = named_details(group, kind, name).unwrap_or_default();
-        details.causes = causes;
-        Self {
-            details: Some(details),
-            ..Self::new(422, "Invalid", msg)
-        }
-    }
-
     /// 400 BadRequest with the given message and no details.
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(400, "BadRequest", message)
-    }
-
-    /// 403 Forbidden: `<resource>.<group> "<name>" is forbidden: <err>`.
-    pub fn forbidden(group: &str, resource: &str, name: &str, err: &str) -> Self {
-        let msg = format!(
-            "{} \"{name}\" is forbidden: {err}",
-            qualified_resource(group, resource)
-        );
-        Self {
-            details: named_details(group, resource, name),
-            ..Self::new(403, "Forbidden", msg)
-        }
     }
 
     /// 405 MethodNotAllowed.
@@ -205,11 +124,6 @@ impl ApiError {
                 format!("Internal error occurred: {err}"),
             )
         }
-    }
-
-    /// 503 ServiceUnavailable.
-    pub fn unavailable(message: impl Into<String>) -> Self {
-        Self::new(503, "ServiceUnavailable", message)
     }
 
     /// The Status object as JSON, in the field order of Go's `metav1.Status`.

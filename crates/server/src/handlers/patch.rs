@@ -6,10 +6,9 @@
 
 use super::Ctx;
 use super::body::{read_limited, validated};
-use super::write::respond;
+use super::write::{respond, update_status};
 use crate::status::ApiError;
 use axum::body::Body;
-use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::Response;
 use kapi_registry::Error;
@@ -123,12 +122,7 @@ pub async fn patch(ctx: &Ctx, body: Body) -> Response {
             .rest()
             .update(&ctx.write_context(&opts), ctx.name(), &mut info)
             .await?;
-        let status = if updated.created {
-            StatusCode::CREATED
-        } else {
-            StatusCode::OK
-        };
-        Ok::<_, ApiError>((status, updated.object, warnings))
+        Ok::<_, ApiError>((update_status(&updated), updated.object, warnings))
     }
     .await;
     match result {

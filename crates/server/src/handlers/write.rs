@@ -22,6 +22,15 @@ pub fn respond(
     resp
 }
 
+/// 201 when an update created the object (apply, create-on-update kinds), else 200.
+pub fn update_status(updated: &kapi_registry::rest::Updated) -> StatusCode {
+    if updated.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    }
+}
+
 /// POST to a collection.
 pub async fn create(ctx: &Ctx, body: Body) -> Response {
     let result = async {
@@ -48,12 +57,7 @@ pub async fn update(ctx: &Ctx, body: Body) -> Response {
             .rest()
             .update(&ctx.write_context(&opts), ctx.name(), &mut info)
             .await?;
-        let status = if updated.created {
-            StatusCode::CREATED
-        } else {
-            StatusCode::OK
-        };
-        Ok::<_, ApiError>((status, updated.object, warnings))
+        Ok::<_, ApiError>((update_status(&updated), updated.object, warnings))
     }
     .await;
     match result {

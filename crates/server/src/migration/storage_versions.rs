@@ -72,7 +72,8 @@ pub async fn serve(ctx: &Ctx) -> Response {
         (Verb::Get, Some(name)) => {
             match objects.into_iter().find(|o| o["metadata"]["name"] == name) {
                 Some(o) => ctx.writer.object(&ctx.entry, StatusCode::OK, o),
-                None => ApiError::not_found(GROUP, RESOURCE, name).into_response(),
+                None => ApiError::from(kapi_registry::Error::not_found(GROUP, RESOURCE, name))
+                    .into_response(),
             }
         }
         (Verb::List, _) => ctx
