@@ -40,8 +40,12 @@ pub struct CachedEvent {
     pub current: Option<KeyValue>,
     /// The object before the change (`None` on create).
     pub previous: Option<KeyValue>,
-    decoded: Mutex<Vec<(usize, Arc<OnceCell<DecodedEvent>>)>>,
+    /// Decoded forms by codec; holding the codec keeps its address from being reused.
+    decoded: Mutex<Vec<DecodedSlot>>,
 }
+
+/// One codec's decoded form of an event, filled by the first subscriber that asks.
+type DecodedSlot = (Arc<dyn ObjectCodec>, Arc<OnceCell<DecodedEvent>>);
 
 /// An event's objects in one version: `Ok((current, previous))`, or why they cannot be
 /// decoded or converted.
@@ -77,15 +81,14 @@ impl CachedEvent {
     /// The event's objects as `codec` decodes them: decoded by the first subscriber that asks,
     /// in one call for both objects (one conversion), and shared with every later one.
     pub async fn decoded(&self, codec: &Arc<dyn ObjectCodec>) -> DecodedEvent {
-        // The codec's address identifies the version (and the CRD generation) asked for.
-        let id = Arc::as_ptr(codec) as *const () as usize;
+        // The codec identifies the version (and the CRD generation) asked for.
         let cell = {
             let mut cells = lock(&self.decoded);
-            match cells.iter().find(|(k, _)| *k == id) {
+            match cells.iter().find(|(k, _)| Arc::ptr_eq(k, codec)) {
                 Some((_, cell)) => cell.clone(),
                 None => {
                     let cell = Arc::new(OnceCell::new());
-                    cells.push((id, cell.clone()));
+                    cells.push((codec.clone(), cell.clone()));
                     cell
                 }
             }
@@ -165,7 +168,7 @@ pub struct Cacher {
 /// A subscription: the events to replay, then the live stream.
 pub struct Subscription {
     /// Buffered events after the requested revision, in order.
-    pub replay: Vec<Arc<CachedEvent>>,
+    pub replay: VecDeque<Arc<CachedEvent>>,
     /// Live messages after the replay.
     pub live: broadcast::Receiver<CacheMessage>,
     /// Events at or before this revision are dropped from `live` (already replayed).
@@ -176,8 +179,8 @@ impl Subscription {
     /// The next message: replayed events first, then live ones newer than the replay;
     /// `Lagged` when the subscriber fell behind, `Closed` when the cache's store watch ended.
     pub async fn next(&mut self) -> CacheMessage {
-        if !self.replay.is_empty() {
-            return CacheMessage::Event(self.replay.remove(0));
+        if let Some(ev) = self.replay.pop_front() {
+            return CacheMessage::Event(ev);
         }
         loop {
             match self.live.recv().await {
@@ -237,7 +240,7 @@ impl Cacher {
         if revision < state.oldest {
             return None;
         }
-        let replay: Vec<Arc<CachedEvent>> = state
+        let replay: VecDeque<Arc<CachedEvent>> = state
             .history
             .iter()
             .filter(|e| e.revision > revision)
