@@ -3,36 +3,16 @@
 
 use crate::discovery::{self, DiscoveryFormat};
 use crate::handlers::{self, Ctx, Query};
-use crate::metrics::Metrics;
 use crate::negotiate::{is_pretty, negotiate_output};
 use crate::request_info::{self, DiscoveryPath, RequestInfo, ResourceRequest, Verb};
 use crate::respond::{Writer, bytes_response, encode_text};
+use crate::state::ApiState;
 use crate::status::ApiError;
 use axum::extract::{Request, State};
 use axum::http::header::{ACCEPT, IF_NONE_MATCH, USER_AGENT};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use kapi_registry::entry::Registry;
-use kapi_storage::Store;
 use std::sync::Arc;
-
-/// State shared by every API request.
-pub struct ApiState {
-    /// The registry of served resources.
-    pub registry: Arc<Registry>,
-    /// The store.
-    pub store: Arc<dyn Store>,
-    /// Metrics.
-    pub metrics: Arc<Metrics>,
-    /// The watch caches, one per resource prefix.
-    pub caches: Arc<kapi_registry::cache::WatchCaches>,
-    /// Health checks (`/livez`, `/readyz`); components mark their post-start hooks here.
-    pub health: Arc<crate::health::Health>,
-    /// `host:port` clients reach the server at (discovery's serverAddressByClientCIDRs).
-    pub server_address: String,
-    /// Flips to true when the server shuts down (ends watches).
-    pub shutdown: tokio::sync::watch::Receiver<bool>,
-}
 
 /// Plain `404 page not found` for paths nothing serves (R8.28).
 pub fn page_not_found() -> Response {

@@ -30,6 +30,7 @@ pub mod pki;
 pub mod request_info;
 pub mod respond;
 mod server;
+pub mod state;
 pub mod status;
 pub mod tls;
 

@@ -3,7 +3,7 @@
 //! NamespaceLifecycle admission is `kapi_registry::rest::namespace`; namespace deletion is
 //! the namespace controller's (`crate::controllers::namespace`).
 
-use crate::api::ApiState;
+use crate::state::ApiState;
 use crate::status::ApiError;
 use kapi_registry::Error;
 use kapi_registry::rest::namespace::SYSTEM_NAMESPACES;

@@ -143,7 +143,7 @@ pub fn protobuf(doc: &Value) -> Vec<u8> {
 
 /// `GET /openapi/v2`: protobuf when the client asks for gnostic's media type, else JSON.
 pub async fn serve(
-    axum::extract::State(state): axum::extract::State<std::sync::Arc<crate::api::ApiState>>,
+    axum::extract::State(state): axum::extract::State<std::sync::Arc<crate::state::ApiState>>,
     headers: axum::http::HeaderMap,
 ) -> axum::response::Response {
     let accept = headers

@@ -1,9 +1,10 @@
 //! Assembling and running a server: options, bootstrap of the data dir, binding, serving.
 
-use crate::api::{self, ApiState};
+use crate::api;
 use crate::authn::{self, Authenticator};
 use crate::metrics::Metrics;
 use crate::pki::{self, Credentials, PkiError};
+use crate::state::ApiState;
 use crate::tls::{self, TlsError};
 use axum::Router;
 use axum::routing::{any, get};

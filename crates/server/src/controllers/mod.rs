@@ -6,7 +6,7 @@
 
 pub mod namespace;
 
-use crate::api::ApiState;
+use crate::state::ApiState;
 use kapi_registry::Error;
 use kapi_registry::cache::CacheMessage;
 use std::collections::BTreeMap;

@@ -6,7 +6,7 @@
 //! when the controller starts.
 
 use super::{Action, Reconciler};
-use crate::api::ApiState;
+use crate::state::ApiState;
 use kapi_registry::Error;
 use kapi_registry::entry::ResourceEntry;
 use kapi_registry::meta;

@@ -5,7 +5,7 @@
 //! kapi process on one etcd serves the same CRDs (conflicting status writes lose the CAS
 //! race harmlessly and the next event settles them).
 
-use crate::api::ApiState;
+use crate::state::ApiState;
 use futures::StreamExt;
 use kapi_api::apiextensions::v1::{
     CustomResourceDefinition, CustomResourceDefinitionCondition, CustomResourceDefinitionNames,

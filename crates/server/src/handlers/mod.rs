@@ -10,9 +10,9 @@ pub mod view;
 pub mod watch;
 pub mod write;
 
-use crate::api::ApiState;
 use crate::request_info::ResourceRequest;
 use crate::respond::Writer;
+use crate::state::ApiState;
 use crate::status::ApiError;
 use axum::http::HeaderMap;
 use kapi_registry::entry::{RegistryTable, ResourceEntry};

@@ -1,0 +1,26 @@
+//! The state every request and controller shares: the registry, the store, the watch
+//! caches, metrics and health. A module of its own so that the HTTP tree (`api`,
+//! `handlers`) and the controllers depend on it and not on each other.
+
+use crate::metrics::Metrics;
+use kapi_registry::entry::Registry;
+use kapi_storage::Store;
+use std::sync::Arc;
+
+/// State shared by every API request.
+pub struct ApiState {
+    /// The registry of served resources.
+    pub registry: Arc<Registry>,
+    /// The store.
+    pub store: Arc<dyn Store>,
+    /// Metrics.
+    pub metrics: Arc<Metrics>,
+    /// The watch caches, one per resource prefix.
+    pub caches: Arc<kapi_registry::cache::WatchCaches>,
+    /// Health checks (`/livez`, `/readyz`); components mark their post-start hooks here.
+    pub health: Arc<crate::health::Health>,
+    /// `host:port` clients reach the server at (discovery's serverAddressByClientCIDRs).
+    pub server_address: String,
+    /// Flips to true when the server shuts down (ends watches).
+    pub shutdown: tokio::sync::watch::Receiver<bool>,
+}
