@@ -168,11 +168,12 @@ pub async fn convert_list(
 }
 
 /// The converter `spec.conversion.strategy` asks for (R4.16); a missing conversion means `None`.
-/// `Webhook` calls through [`crate::webhook::WebhookEnvironment::global`].
+/// A `Webhook` converter gets an environment of its own (default resolution, its own client
+/// pool and metrics); servers inject theirs with [`converter_for_with`].
 pub fn converter_for(
     crd: &CustomResourceDefinition,
 ) -> Result<Arc<dyn CrConverter>, ConversionError> {
-    converter_for_with(crd, crate::webhook::WebhookEnvironment::global())
+    converter_for_with(crd, Arc::new(crate::webhook::WebhookEnvironment::new()))
 }
 
 /// [`converter_for`] with an explicit webhook environment (resolvers, client pool, metrics).

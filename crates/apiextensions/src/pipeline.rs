@@ -3,13 +3,14 @@
 //! Built once per CRD change; the server wraps HTTP around it.
 
 use crate::coerce::{CoerceError, CoerceOptions, coerce_custom_resource};
-use crate::converter::{ConversionError, CrConverter, converter_for};
+use crate::converter::{ConversionError, CrConverter, converter_for_with};
 use crate::defaulting::apply_defaults;
 use crate::field::ErrorList;
 use crate::prune::prune;
 use crate::stored_read::ResourceVersionSlot;
 use crate::structural::{BuildError, Structural};
 use crate::validation::{CustomResourceValidator, ScalePaths};
+use crate::webhook::WebhookEnvironment;
 use kapi_api::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -76,6 +77,15 @@ fn version_of(obj: &Value) -> &str {
 impl CustomResourceSchemas {
     /// Compiles every version's schema and picks the converter of `spec.conversion`.
     pub fn new(crd: &CustomResourceDefinition) -> Result<Self, PipelineError> {
+        Self::with_webhooks(crd, Arc::new(WebhookEnvironment::new()))
+    }
+
+    /// [`CustomResourceSchemas::new`] whose webhook converter (if the CRD has one) calls
+    /// through `webhooks` (service resolvers, client pool, metrics) — the server's, injected.
+    pub fn with_webhooks(
+        crd: &CustomResourceDefinition,
+        webhooks: Arc<WebhookEnvironment>,
+    ) -> Result<Self, PipelineError> {
         let mut versions = BTreeMap::new();
         for v in &crd.spec.versions {
             let structural = match v
@@ -124,7 +134,7 @@ impl CustomResourceSchemas {
             preserve_unknown_fields: crd.spec.preserve_unknown_fields,
             storage_version,
             versions,
-            converter: converter_for(crd)?,
+            converter: converter_for_with(crd, webhooks)?,
         })
     }
 

@@ -86,10 +86,9 @@ impl Job {
             StaticServiceResolver::from_flags(args.service_resolver.iter().map(String::as_str))
                 .map_err(|e| format!("--service-resolver: {e}"))?;
         let resolver: Arc<dyn ServiceResolver> = Arc::new(resolver);
-        WebhookEnvironment::set_global(Arc::new(
-            WebhookEnvironment::new().add_service_resolver(resolver),
-        ));
-        let schemas = CustomResourceSchemas::new(&crd).map_err(|e| format!("{crd_path}: {e}"))?;
+        let webhooks = Arc::new(WebhookEnvironment::new().add_service_resolver(resolver));
+        let schemas = CustomResourceSchemas::with_webhooks(&crd, webhooks)
+            .map_err(|e| format!("{crd_path}: {e}"))?;
         let input = parse_documents(&read_input(&args.filename)?)?;
         let list_in = input.docs.len() == 1 && is_list(&input.docs[0]);
         let mut objects = Vec::new();

@@ -99,19 +99,18 @@ pub fn run(args: ServeArgs) -> ExitCode {
 }
 
 async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::error::Error>> {
+    // The environment every CRD's webhook converter calls through, injected into the server.
+    let overrides =
+        StaticServiceResolver::from_flags(args.service_resolver.iter().map(String::as_str))?;
+    let webhooks = Arc::new(WebhookEnvironment::new().add_service_resolver(Arc::new(overrides)));
     let opts = ServerOptions {
         bind_address: args.bind_address,
         secure_port: args.secure_port,
         data_dir: args.data_dir.clone(),
         advertise_address: args.advertise_address,
+        webhooks,
     };
     let shutdown = shutdown_signal()?;
-    // Before the CRD controller builds any converter (Server::bind starts it).
-    let overrides =
-        StaticServiceResolver::from_flags(args.service_resolver.iter().map(String::as_str))?;
-    WebhookEnvironment::set_global(Arc::new(
-        WebhookEnvironment::new().add_service_resolver(Arc::new(overrides)),
-    ));
     let registry = Arc::new(Registry::new());
     let scheme = Arc::new(kapi_api::new_scheme()?);
     let codecs = kapi_machinery::serializer::CodecFactory::new(scheme);

@@ -32,7 +32,8 @@ impl Harness {
         registry.upsert(json_entries("/registry"));
         let crd = kapi_testsupport::widget_webhook::widget_crd(json!({"strategy": "None"}));
         let crd = serde_json::from_value(crd).expect("the golden CRD decodes");
-        let widgets = kapi_registry::crd::entries_for_crd("/registry", &crd).expect("CRD entries");
+        let widgets = kapi_registry::crd::entries_for_crd("/registry", &crd, Default::default())
+            .expect("CRD entries");
         registry.upsert(widgets);
         let h = Self {
             store,

@@ -249,14 +249,12 @@ pub async fn version() -> Json<VersionInfo> {
 }
 
 /// `/metrics` in the Prometheus text format: the server's metrics, then the conversion
-/// webhooks' (`apiserver_conversion_webhook_*`, of the global `WebhookEnvironment`).
-pub async fn metrics(State(metrics): State<Arc<Metrics>>) -> impl IntoResponse {
+/// webhooks' (`apiserver_conversion_webhook_*`, of the server's `WebhookEnvironment`).
+pub async fn metrics(
+    State((metrics, webhooks)): State<(Arc<Metrics>, Arc<kapi_apiextensions::WebhookEnvironment>)>,
+) -> impl IntoResponse {
     let mut text = metrics.render();
-    text.push_str(
-        &kapi_apiextensions::WebhookEnvironment::global()
-            .metrics()
-            .render(),
-    );
+    text.push_str(&webhooks.metrics().render());
     (
         [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
         text,

@@ -27,6 +27,8 @@ pub struct ServerOptions {
     pub data_dir: PathBuf,
     /// Extra address for the serving certificate and kubeconfig (`--advertise-address`).
     pub advertise_address: Option<IpAddr>,
+    /// The environment conversion webhooks are called through (`--service-resolver`).
+    pub webhooks: Arc<kapi_apiextensions::WebhookEnvironment>,
 }
 
 impl Default for ServerOptions {
@@ -36,6 +38,7 @@ impl Default for ServerOptions {
             secure_port: 6443,
             data_dir: PathBuf::from("kapi-data"),
             advertise_address: None,
+            webhooks: Default::default(),
         }
     }
 }
@@ -169,6 +172,7 @@ impl Server {
         }
         let state = Arc::new(ApiState {
             registry,
+            webhooks: opts.webhooks.clone(),
             caches: Arc::new(kapi_registry::cache::WatchCaches::new(store.clone())),
             store,
             health,
@@ -238,6 +242,7 @@ fn client_host(opts: &ServerOptions, bound: SocketAddr) -> SocketAddr {
 fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
     let metrics = state.metrics.clone();
     let health = state.health.clone();
+    let webhooks = state.webhooks.clone();
     let api = Router::new()
         .route("/api", any(api::serve))
         .route("/api/{*rest}", any(api::serve))
@@ -249,7 +254,10 @@ fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
         .with_state(state);
     let fixed = crate::health::probe_routes(health)
         .route("/version", get(crate::health::version))
-        .route("/metrics", get(crate::health::metrics).with_state(metrics));
+        .route(
+            "/metrics",
+            get(crate::health::metrics).with_state((metrics, webhooks)),
+        );
     fixed
         .merge(api)
         .fallback(|| async { api::page_not_found() })

@@ -15,6 +15,9 @@ pub struct ApiState {
     pub store: Arc<dyn Store>,
     /// Metrics.
     pub metrics: Arc<Metrics>,
+    /// Where conversion webhooks are called through (service resolvers, client pool,
+    /// metrics), injected into every CRD's converter.
+    pub webhooks: Arc<kapi_apiextensions::WebhookEnvironment>,
     /// The watch caches, one per resource prefix.
     pub caches: Arc<kapi_registry::cache::WatchCaches>,
     /// Health checks (`/livez`, `/readyz`); components mark their post-start hooks here.

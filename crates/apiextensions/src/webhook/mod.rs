@@ -22,7 +22,7 @@ use kapi_api::apiextensions::v1::{CustomResourceDefinition, WebhookClientConfig}
 use kapi_webhook::{ConversionReview, ReviewVersion};
 use serde_json::Value;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// kube-apiserver's client timeout for webhooks (R4.21).
@@ -34,6 +34,12 @@ pub struct WebhookEnvironment {
     resolvers: Vec<Arc<dyn ServiceResolver>>,
     clients: ClientPool,
     metrics: Arc<WebhookMetrics>,
+}
+
+impl std::fmt::Debug for WebhookEnvironment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebhookEnvironment").finish_non_exhaustive()
+    }
 }
 
 impl Default for WebhookEnvironment {
@@ -72,26 +78,6 @@ impl WebhookEnvironment {
     /// How many pooled HTTPS clients exist (one per distinct caBundle and endpoint).
     pub fn pooled_clients(&self) -> usize {
         self.clients.len()
-    }
-
-    fn global_slot() -> &'static RwLock<Arc<WebhookEnvironment>> {
-        static GLOBAL: OnceLock<RwLock<Arc<WebhookEnvironment>>> = OnceLock::new();
-        GLOBAL.get_or_init(|| RwLock::new(Arc::new(WebhookEnvironment::new())))
-    }
-
-    /// The environment [`crate::converter_for`] uses; the server sets it at start-up.
-    pub fn global() -> Arc<WebhookEnvironment> {
-        Self::global_slot()
-            .read()
-            .map_or_else(|p| p.into_inner().clone(), |g| g.clone())
-    }
-
-    /// Replaces the environment used by converters built from now on.
-    pub fn set_global(env: Arc<WebhookEnvironment>) {
-        match Self::global_slot().write() {
-            Ok(mut g) => *g = env,
-            Err(p) => *p.into_inner() = env,
-        }
     }
 }
 

@@ -83,11 +83,13 @@ fn openapi_schema(v: &CustomResourceDefinitionVersion) -> Option<serde_json::Val
 }
 
 /// The entries serving every `served` version of `crd`; keys live under `root`.
+/// A webhook converter calls through `webhooks`.
 pub fn entries_for_crd(
     root: &str,
     crd: &CustomResourceDefinition,
+    webhooks: Arc<kapi_apiextensions::WebhookEnvironment>,
 ) -> Result<Vec<ResourceEntry>, PipelineError> {
-    let schemas = Arc::new(CustomResourceSchemas::new(crd)?);
+    let schemas = Arc::new(CustomResourceSchemas::with_webhooks(crd, webhooks)?);
     let names = names(crd);
     let group = &crd.spec.group;
     let storage = schemas.storage_version().to_owned();

@@ -187,7 +187,8 @@ impl Controller {
             self.write_status(&crd, kv, accepted).await;
         }
         if established(&crd) {
-            match kapi_registry::crd::entries_for_crd(&self.root, &crd) {
+            match kapi_registry::crd::entries_for_crd(&self.root, &crd, self.state.webhooks.clone())
+            {
                 Ok(entries) => self.state.registry.replace_resource(
                     &crd.spec.group,
                     &crd.spec.names.plural,
