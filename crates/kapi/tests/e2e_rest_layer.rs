@@ -348,3 +348,62 @@ async fn an_apply_without_a_field_manager_is_422() {
         "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"
     );
 }
+
+/// `value` of the `/metrics` series whose line starts with `series`.
+async fn metric(kapi: &Kapi, series: &str) -> Option<u64> {
+    let (_, _, body) = kapi
+        .raw(Request::get("/metrics").body(Vec::new()).unwrap())
+        .await;
+    String::from_utf8_lossy(&body)
+        .lines()
+        .find(|l| l.starts_with(series))
+        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+}
+
+/// 100 watchers of ConfigMaps over HTTPS cost one store watch (the watch cache's), as
+/// `/metrics` shows; every watcher gets the change.
+#[tokio::test]
+async fn a_hundred_watchers_of_one_resource_cost_one_store_watch() {
+    let kapi = kapi_with_namespace().await;
+    let client = kapi.client().await;
+    let api: kube::Api<k8s_openapi::api::core::v1::ConfigMap> =
+        kube::Api::namespaced(client, "rest");
+    let rv = api
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap();
+    let mut streams = Vec::new();
+    for _ in 0..100 {
+        let stream = api
+            .watch(&kube::api::WatchParams::default().timeout(20), &rv)
+            .await
+            .unwrap();
+        streams.push(Box::pin(stream));
+    }
+    create_cm(&kapi, "a").await;
+    for stream in &mut streams {
+        use futures::TryStreamExt;
+        loop {
+            match stream.try_next().await.unwrap() {
+                Some(kube::api::WatchEvent::Added(cm)) => {
+                    assert_eq!(cm.metadata.name.as_deref(), Some("a"));
+                    break;
+                }
+                Some(kube::api::WatchEvent::Bookmark(_)) => continue,
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+    }
+    let prefix = "{prefix=\"/registry/configmaps/\"}";
+    let watches = metric(
+        &kapi,
+        &format!("kapi_watch_cache_store_watches_total{prefix}"),
+    )
+    .await;
+    assert_eq!(watches, Some(1));
+    let subscribers = metric(&kapi, &format!("kapi_watch_cache_subscribers{prefix}")).await;
+    assert!(subscribers.unwrap_or(0) >= 100, "{subscribers:?}");
+}

@@ -240,9 +240,8 @@ fn client_host(opts: &ServerOptions, bound: SocketAddr) -> SocketAddr {
 }
 
 fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
-    let metrics = state.metrics.clone();
     let health = state.health.clone();
-    let webhooks = state.webhooks.clone();
+    let fixed_state = state.clone();
     let api = Router::new()
         .route("/api", any(api::serve))
         .route("/api/{*rest}", any(api::serve))
@@ -256,7 +255,7 @@ fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
         .route("/version", get(crate::health::version))
         .route(
             "/metrics",
-            get(crate::health::metrics).with_state((metrics, webhooks)),
+            get(crate::health::metrics).with_state(fixed_state),
         );
     fixed
         .merge(api)
