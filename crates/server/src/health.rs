@@ -122,16 +122,27 @@ impl Health {
         }
     }
 
-    /// Runs every check of `probe`, in upstream's order; `Err` carries the reason.
-    pub async fn run(&self, probe: Probe) -> Vec<(String, Result<(), String>)> {
+    /// Runs the checks of `probe` that `wanted` names, in upstream's order; `Err` carries
+    /// the reason. Checks not wanted are not run (the store is not asked for `/livez/ping`).
+    pub async fn run(
+        &self,
+        probe: Probe,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Vec<(String, Result<(), String>)> {
         let mut out = vec![("ping".to_owned(), Ok(()))];
-        let store =
-            match tokio::time::timeout(STORE_CHECK_TIMEOUT, self.store.current_revision()).await {
+        if wanted("etcd") {
+            let store = match tokio::time::timeout(
+                STORE_CHECK_TIMEOUT,
+                self.store.current_revision(),
+            )
+            .await
+            {
                 Ok(Ok(_)) => Ok(()),
                 Ok(Err(e)) => Err(e.to_string()),
                 Err(_) => Err(format!("no answer within {STORE_CHECK_TIMEOUT:?}")),
             };
-        out.push(("etcd".to_owned(), store));
+            out.push(("etcd".to_owned(), store));
+        }
         let hooks: Vec<(String, bool)> = self
             .hooks
             .lock()
@@ -154,6 +165,7 @@ impl Health {
             };
             out.push(("shutdown".to_owned(), result));
         }
+        out.retain(|(name, _)| wanted(name));
         out
     }
 }
@@ -177,12 +189,11 @@ pub async fn probe(
         .filter(|(k, _)| k == "exclude")
         .map(|(_, v)| v.as_str())
         .collect();
-    let mut results = health.run(probe).await;
-    if let Some(name) = check {
-        results.retain(|(n, _)| n == name);
-        if results.is_empty() {
-            return (StatusCode::NOT_FOUND, "404 page not found\n").into_response();
-        }
+    let mut results = health
+        .run(probe, |name| check.is_none_or(|c| c == name))
+        .await;
+    if check.is_some() && results.is_empty() {
+        return (StatusCode::NOT_FOUND, "404 page not found\n").into_response();
     }
     results.retain(|(n, _)| !excluded.contains(&n.as_str()));
     let failed = results.iter().any(|(_, r)| r.is_err());

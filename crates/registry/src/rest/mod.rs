@@ -200,6 +200,12 @@ impl<'a> RestStore<'a> {
 
     /// Reads one object; `None` when it does not exist.
     pub async fn get(&self, namespace: Option<&str>, name: &str) -> Result<Option<Stored>> {
+        Ok(self.read(namespace, name).await?.map(|(stored, _)| stored))
+    }
+
+    /// Reads one object with the bytes it is stored as (an update that changes nothing
+    /// asks them whether they are in the current storage version).
+    async fn read(&self, namespace: Option<&str>, name: &str) -> Result<Option<(Stored, Vec<u8>)>> {
         let key = self.entry.key(namespace, name);
         let kv = self
             .store
@@ -207,10 +213,13 @@ impl<'a> RestStore<'a> {
             .await
             .map_err(|e| self.store_error(e, name))?;
         match kv {
-            Some(kv) => Ok(Some(Stored {
-                object: self.decode(&kv).await?,
-                revision: kv.mod_revision,
-            })),
+            Some(kv) => {
+                let stored = Stored {
+                    object: self.decode(&kv).await?,
+                    revision: kv.mod_revision,
+                };
+                Ok(Some((stored, kv.value)))
+            }
             None => Ok(None),
         }
     }
@@ -416,7 +425,7 @@ impl<'a> RestStore<'a> {
         let ns = w.namespace.as_deref();
         let sub = w.subresource.as_deref();
         for _attempt in 0..MAX_ATTEMPTS {
-            let Some(current) = self.get(ns, name).await? else {
+            let Some((current, bytes)) = self.read(ns, name).await? else {
                 if !(info.allow_create() || self.entry.strategy.allow_create_on_update()) {
                     return Err(self.not_found(name));
                 }
@@ -448,7 +457,7 @@ impl<'a> RestStore<'a> {
                 self.record_update(w, &mut new, Some(old));
             }
             self.validate_update(&new, old, sub)?;
-            if let Some(object) = self.store_update(w, name, new, &current).await? {
+            if let Some(object) = self.store_update(w, name, new, &current, &bytes).await? {
                 return Ok(Updated {
                     object,
                     created: false,
@@ -530,12 +539,13 @@ impl<'a> RestStore<'a> {
         name: &str,
         mut new: Value,
         current: &Stored,
+        stored_bytes: &[u8],
     ) -> Result<Option<Value>> {
         let key = self.entry.key(w.namespace.as_deref(), name);
         let mut old_cmp = current.object.clone();
         meta::set_meta(&mut old_cmp, "resourceVersion", None);
         meta::set_meta(&mut new, "resourceVersion", None);
-        if new == old_cmp && self.stored_current(&key, name).await? {
+        if new == old_cmp && self.entry.codec.is_stored_current(stored_bytes) {
             return Ok(Some(current.object.clone()));
         }
         if w.dry_run {
@@ -589,16 +599,6 @@ impl<'a> RestStore<'a> {
             .is_some_and(|g| g > 0)
     }
 
-    /// Whether the stored bytes are in the current storage version (else a no-op update
-    /// rewrites them, as storage migration needs).
-    async fn stored_current(&self, key: &str, name: &str) -> Result<bool> {
-        match self.store.get(key.as_bytes(), None).await {
-            Ok(Some(kv)) => Ok(self.entry.codec.is_stored_current(&kv.value)),
-            Ok(None) => Ok(true),
-            Err(e) => Err(self.store_error(e, name)),
-        }
-    }
-
     /// DELETE of one object: preconditions (409), then — by finalizers, propagation policy,
     /// the kind's grace period and namespace finalization — either marks it as being deleted
     /// or removes it, with compare-and-swap and the same retry as updates (R8.22–R8.24).
@@ -614,7 +614,10 @@ impl<'a> RestStore<'a> {
             ..w.clone()
         };
         for _attempt in 0..MAX_ATTEMPTS {
-            let current = self.get_existing(ns, name).await?;
+            let (current, bytes) = self
+                .read(ns, name)
+                .await?
+                .ok_or_else(|| self.not_found(name))?;
             namespace::admit_delete(self.entry, name)?;
             self.check_preconditions(opts, &current.object, name)?;
             let strategy = &self.entry.strategy;
@@ -635,7 +638,7 @@ impl<'a> RestStore<'a> {
                 let accepted = opts.orphan_dependents == Some(false)
                     && !strategy.on_delete_finalizes_content();
                 let marked = self.mark_deleting(&current, finalizer, grace.unwrap_or(0));
-                if let Some(object) = self.store_update(w, name, marked, &current).await? {
+                if let Some(object) = self.store_update(w, name, marked, &current, &bytes).await? {
                     if meta::meta_str(&object, "deletionTimestamp").is_empty() {
                         // Nothing pending after all (a no-op mark): it is gone.
                         return Ok(Deleted::Removed(object));

@@ -108,6 +108,8 @@ async fn run(state: &ApiState, reconciler: &dyn Reconciler) {
             }
         };
         let Some(mut changes) = cacher.subscribe(cacher.revision()) else {
+            // The cache is reloading after its store watch broke.
+            tokio::time::sleep(BASE_BACKOFF * 10).await;
             continue;
         };
         let mut queue = WorkQueue::default();

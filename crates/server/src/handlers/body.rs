@@ -143,7 +143,7 @@ pub async fn decode_body(
     let mut obj = obj;
     check_type(ctx, &mut obj)?;
     let obj = ctx.entry.codec.normalize(obj)?;
-    validated(ctx, obj, problems, mode)
+    Ok(validated(ctx, obj, problems, mode)?)
 }
 
 /// Applies the field-validation mode to what decoding found: Strict fails with 400,
@@ -153,12 +153,12 @@ pub fn validated(
     obj: Value,
     problems: Vec<String>,
     mode: FieldValidation,
-) -> Result<Decoded, ApiError> {
+) -> Result<Decoded, kapi_registry::Error> {
     match mode {
         FieldValidation::Strict if !problems.is_empty() => {
             let version = &ctx.entry.version;
             let kind = &ctx.entry.names.kind;
-            Err(ApiError::bad_request(format!(
+            Err(kapi_registry::Error::bad_request(format!(
                 "{kind} in version \"{version}\" cannot be handled as a {kind}: strict decoding error: {}",
                 problems.join(", ")
             )))

@@ -73,7 +73,7 @@ impl Patcher<'_> {
                 .map(|json| self.ctx.entry.codec.field_problems(&json))
                 .unwrap_or_default(),
         };
-        let decoded = validated(self.ctx, patched, problems, self.mode).map_err(to_registry)?;
+        let decoded = validated(self.ctx, patched, problems, self.mode)?;
         let obj = self.ctx.entry.codec.normalize(decoded.obj)?;
         if meta::top_str(&obj, "kind") != self.ctx.entry.names.kind {
             return Err(Error::bad_request(format!(
@@ -84,12 +84,6 @@ impl Patcher<'_> {
         }
         Ok((obj, decoded.warnings))
     }
-}
-
-/// A Strict field-validation failure (a 400) as a registry error, so that it leaves the
-/// update loop as it came.
-fn to_registry(e: ApiError) -> Error {
-    Error::BadRequest(e.message)
 }
 
 /// PATCH of an object or its `status`.
