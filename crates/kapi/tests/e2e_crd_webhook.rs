@@ -9,7 +9,7 @@ mod e2e_support;
 mod e2e_crd_support;
 
 use e2e_crd_support::{get, send, wait_status};
-use e2e_support::{Kapi, json};
+use e2e_support::{Kapi, json, metric_sum};
 use futures::{StreamExt, TryStreamExt};
 use kapi_testsupport::widget_webhook::{WidgetWebhook, webhook_url_conversion, widget_crd};
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, WatchEvent, WatchParams};
@@ -149,15 +149,12 @@ async fn watch_in_v1beta1_sends_converted_objects() {
 
 /// Successful conversion webhook calls so far, from `/metrics`.
 async fn webhook_calls(kapi: &Kapi) -> u64 {
-    let (_, _, body) = kapi.raw(get("/metrics")).await;
-    String::from_utf8_lossy(&body)
-        .lines()
-        .filter(|l| {
-            l.starts_with("apiserver_conversion_webhook_request_total{")
-                && l.contains("result=\"success\"")
-        })
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
-        .sum()
+    metric_sum(
+        kapi,
+        "apiserver_conversion_webhook_request_total",
+        &["result=\"success\""],
+    )
+    .await
 }
 
 /// The watch cache converts each event once for all watchers of a version: ten watchers in

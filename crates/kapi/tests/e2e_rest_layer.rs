@@ -6,7 +6,7 @@
 
 mod e2e_support;
 
-use e2e_support::{Kapi, json};
+use e2e_support::{Kapi, json, metric_sum};
 use http::Request;
 use prost::Message;
 
@@ -44,12 +44,19 @@ async fn create_cm(kapi: &Kapi, name: &str) -> serde_json::Value {
     json(&resp)
 }
 
-async fn get_cm(kapi: &Kapi, name: &str) -> (u16, serde_json::Value) {
-    let req = Request::get(format!("{CM_PATH}/{name}"))
+/// A request without a body: the status and the JSON answer.
+async fn bodiless(kapi: &Kapi, method: &str, path: &str) -> (u16, serde_json::Value) {
+    let req = Request::builder()
+        .method(method)
+        .uri(path)
         .body(Vec::new())
         .unwrap();
     let (status, _, body) = kapi.raw(req).await;
     (status, json(&body))
+}
+
+async fn get_cm(kapi: &Kapi, name: &str) -> (u16, serde_json::Value) {
+    bodiless(kapi, "GET", &format!("{CM_PATH}/{name}")).await
 }
 
 #[tokio::test]
@@ -264,13 +271,11 @@ async fn a_protobuf_delete_whose_uid_precondition_fails_is_409_and_keeps_the_obj
 async fn a_grace_period_that_is_not_a_number_is_400_and_deletes_nothing() {
     let kapi = kapi_with_namespace().await;
     create_cm(&kapi, "a").await;
-    let req = Request::delete(format!("{CM_PATH}/a?gracePeriodSeconds=soon"))
-        .body(Vec::new())
-        .unwrap();
-    let (status, _, resp) = kapi.raw(req).await;
+    let path = format!("{CM_PATH}/a?gracePeriodSeconds=soon");
+    let (status, resp) = bodiless(&kapi, "DELETE", &path).await;
     assert_eq!(status, 400);
     assert_eq!(
-        json(&resp)["message"],
+        resp["message"],
         "strconv.ParseInt: parsing \"soon\": invalid syntax"
     );
     assert_eq!(get_cm(&kapi, "a").await.0, 200);
@@ -280,33 +285,26 @@ async fn a_grace_period_that_is_not_a_number_is_400_and_deletes_nothing() {
 async fn an_unknown_propagation_policy_is_422_and_deletes_nothing() {
     let kapi = kapi_with_namespace().await;
     create_cm(&kapi, "a").await;
-    let req = Request::delete(format!("{CM_PATH}/a?propagationPolicy=Sideways"))
-        .body(Vec::new())
-        .unwrap();
-    let (status, _, resp) = kapi.raw(req).await;
+    let path = format!("{CM_PATH}/a?propagationPolicy=Sideways");
+    let (status, resp) = bodiless(&kapi, "DELETE", &path).await;
     assert_eq!(status, 422);
-    assert_eq!(json(&resp)["details"]["kind"], "DeleteOptions");
+    assert_eq!(resp["details"]["kind"], "DeleteOptions");
     assert_eq!(get_cm(&kapi, "a").await.0, 200);
 }
 
 #[tokio::test]
 async fn a_limit_that_is_not_a_number_is_400() {
     let kapi = kapi_with_namespace().await;
-    let req = Request::get(format!("{CM_PATH}?limit=ten"))
-        .body(Vec::new())
-        .unwrap();
-    let (status, _, resp) = kapi.raw(req).await;
+    let (status, resp) = bodiless(&kapi, "GET", &format!("{CM_PATH}?limit=ten")).await;
     assert_eq!(status, 400);
-    assert_eq!(json(&resp)["reason"], "BadRequest");
+    assert_eq!(resp["reason"], "BadRequest");
 }
 
 #[tokio::test]
 async fn a_watch_timeout_that_is_not_a_number_is_400() {
     let kapi = kapi_with_namespace().await;
-    let req = Request::get(format!("{CM_PATH}?watch=true&timeoutSeconds=later"))
-        .body(Vec::new())
-        .unwrap();
-    let (status, _, _) = kapi.raw(req).await;
+    let path = format!("{CM_PATH}?watch=true&timeoutSeconds=later");
+    let (status, _) = bodiless(&kapi, "GET", &path).await;
     assert_eq!(status, 400);
 }
 
@@ -349,17 +347,6 @@ async fn an_apply_without_a_field_manager_is_422() {
     );
 }
 
-/// `value` of the `/metrics` series whose line starts with `series`.
-async fn metric(kapi: &Kapi, series: &str) -> Option<u64> {
-    let (_, _, body) = kapi
-        .raw(Request::get("/metrics").body(Vec::new()).unwrap())
-        .await;
-    String::from_utf8_lossy(&body)
-        .lines()
-        .find(|l| l.starts_with(series))
-        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
-}
-
 /// 100 watchers of ConfigMaps over HTTPS cost one store watch (the watch cache's), as
 /// `/metrics` shows; every watcher gets the change.
 #[tokio::test]
@@ -397,13 +384,9 @@ async fn a_hundred_watchers_of_one_resource_cost_one_store_watch() {
             }
         }
     }
-    let prefix = "{prefix=\"/registry/configmaps/\"}";
-    let watches = metric(
-        &kapi,
-        &format!("kapi_watch_cache_store_watches_total{prefix}"),
-    )
-    .await;
-    assert_eq!(watches, Some(1));
-    let subscribers = metric(&kapi, &format!("kapi_watch_cache_subscribers{prefix}")).await;
-    assert!(subscribers.unwrap_or(0) >= 100, "{subscribers:?}");
+    let prefix = ["prefix=\"/registry/configmaps/\""];
+    let watches = metric_sum(&kapi, "kapi_watch_cache_store_watches_total", &prefix).await;
+    assert_eq!(watches, 1);
+    let subscribers = metric_sum(&kapi, "kapi_watch_cache_subscribers", &prefix).await;
+    assert!(subscribers >= 100, "{subscribers}");
 }

@@ -1,6 +1,7 @@
 //! The REST store without HTTP, on the embedded store and on a real etcd: every case runs
 //! against both backends (R8.12–R8.24).
 
+#[macro_use]
 mod support;
 
 use kapi_registry::builtin::json_entries;
@@ -407,36 +408,21 @@ mod cases {
     }
 }
 
-macro_rules! suite {
-    ($backend:ident) => {
-        mod $backend {
-            macro_rules! case {
-                ($name:ident) => {
-                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                    async fn $name() {
-                        super::cases::$name(super::$backend().await).await;
-                    }
-                };
-            }
-            case!(an_update_with_an_invalid_label_is_invalid_and_changes_nothing);
-            case!(an_update_naming_a_stale_resource_version_is_a_conflict);
-            case!(an_update_that_loses_a_race_is_recomputed_on_the_fresh_object);
-            case!(a_custom_resource_update_without_resource_version_is_invalid);
-            case!(a_configmap_update_without_resource_version_is_allowed);
-            case!(an_update_of_a_missing_object_is_not_found);
-            case!(a_creating_update_creates_a_missing_object);
-            case!(an_update_whose_body_names_another_object_is_a_bad_request);
-            case!(a_create_in_a_missing_namespace_is_not_found);
-            case!(a_dry_run_create_stores_nothing);
-            case!(a_delete_with_finalizers_waits_for_them);
-            case!(a_delete_whose_uid_precondition_fails_is_a_conflict);
-            case!(a_foreground_delete_adds_the_foreground_finalizer);
-            case!(a_plain_delete_removes_the_object);
-            case!(a_system_namespace_cannot_be_deleted);
-            case!(a_deleted_namespace_stays_terminating_until_finalized);
-        }
-    };
-}
-
-suite!(embedded);
-suite!(etcd);
+backend_suite!(
+    an_update_with_an_invalid_label_is_invalid_and_changes_nothing,
+    an_update_naming_a_stale_resource_version_is_a_conflict,
+    an_update_that_loses_a_race_is_recomputed_on_the_fresh_object,
+    a_custom_resource_update_without_resource_version_is_invalid,
+    a_configmap_update_without_resource_version_is_allowed,
+    an_update_of_a_missing_object_is_not_found,
+    a_creating_update_creates_a_missing_object,
+    an_update_whose_body_names_another_object_is_a_bad_request,
+    a_create_in_a_missing_namespace_is_not_found,
+    a_dry_run_create_stores_nothing,
+    a_delete_with_finalizers_waits_for_them,
+    a_delete_whose_uid_precondition_fails_is_a_conflict,
+    a_foreground_delete_adds_the_foreground_finalizer,
+    a_plain_delete_removes_the_object,
+    a_system_namespace_cannot_be_deleted,
+    a_deleted_namespace_stays_terminating_until_finalized,
+);

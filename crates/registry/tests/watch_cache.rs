@@ -2,6 +2,7 @@
 //! whatever the number of subscribers, each event decoded once per codec, replay from a
 //! recent revision, lists of the current objects, slow subscribers told they lagged.
 
+#[macro_use]
 mod support;
 
 use kapi_registry::cache::{CacheMessage, SUBSCRIBER_BUFFER, WatchCaches};
@@ -162,27 +163,12 @@ mod cases {
     }
 }
 
-macro_rules! suite {
-    ($backend:ident) => {
-        mod $backend {
-            macro_rules! case {
-                ($name:ident) => {
-                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                    async fn $name() {
-                        super::cases::$name(super::$backend().await).await;
-                    }
-                };
-            }
-            case!(a_hundred_subscribers_share_one_store_watch);
-            case!(each_event_is_decoded_once_per_codec);
-            case!(a_subscription_from_a_recent_revision_replays_what_followed);
-            case!(the_cache_lists_the_current_objects_of_a_namespace);
-        }
-    };
-}
-
-suite!(embedded);
-suite!(etcd);
+backend_suite!(
+    a_hundred_subscribers_share_one_store_watch,
+    each_event_is_decoded_once_per_codec,
+    a_subscription_from_a_recent_revision_replays_what_followed,
+    the_cache_lists_the_current_objects_of_a_namespace,
+);
 
 /// A subscriber that never reads while more than its buffer of events arrive is told it
 /// lagged (the server then closes its watch with 410), instead of silently missing events.

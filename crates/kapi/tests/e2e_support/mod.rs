@@ -193,3 +193,16 @@ pub fn json(body: &[u8]) -> serde_json::Value {
     serde_json::from_slice(body)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(body)))
 }
+
+/// The sum of the `/metrics` samples of series `name` whose labels include every one of
+/// `labels` (each as written, e.g. `result="success"`); 0 when there is none.
+pub async fn metric_sum(kapi: &Kapi, name: &str, labels: &[&str]) -> u64 {
+    let req = http::Request::get("/metrics").body(Vec::new()).unwrap();
+    let (_, _, body) = kapi.raw(req).await;
+    let series = format!("{name}{{");
+    String::from_utf8_lossy(&body)
+        .lines()
+        .filter(|l| l.starts_with(&series) && labels.iter().all(|label| l.contains(label)))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}

@@ -1,5 +1,5 @@
 //! The two backends every registry test runs on: the embedded store in a temp dir, and a
-//! real etcd process on free loopback ports.
+//! real etcd process on free loopback ports; [`backend_suite!`] runs each case on both.
 
 use kapi_storage::{EmbeddedConfig, EtcdConfig, Store, StoreConfig, open_store};
 use kapi_testsupport::etcd::EtcdProcess;
@@ -39,4 +39,27 @@ pub async fn etcd(prefix: &str) -> Backend {
         _dir: None,
         _etcd: Some(process),
     }
+}
+
+/// One `#[tokio::test]` per case and backend: `mod embedded` and `mod etcd`, each test
+/// calling `cases::<case>(embedded().await)` (or `etcd()`) of the including file.
+macro_rules! backend_suite {
+    ($($case:ident),* $(,)?) => {
+        mod embedded {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    super::cases::$case(super::embedded().await).await;
+                }
+            )*
+        }
+        mod etcd {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    super::cases::$case(super::etcd().await).await;
+                }
+            )*
+        }
+    };
 }
