@@ -2,7 +2,8 @@
 
 use kapi_apiextensions::webhook::{StaticServiceResolver, WebhookEnvironment};
 use kapi_registry::entry::Registry;
-use kapi_server::migration::leader::LeaseTiming;
+use kapi_controllers::{ControllerOptions, LeaseTiming};
+use kapi_server::health::Health;
 use kapi_server::{BoxError, Server, ServerOptions};
 use kapi_storage::{EmbeddedConfig, EtcdConfig, EtcdTls, Store, StoreConfig};
 use std::net::IpAddr;
@@ -48,8 +49,8 @@ pub struct ServeArgs {
     /// (repeatable); other services are dialled as `name.namespace.svc:port`.
     #[arg(long = "service-resolver")]
     service_resolver: Vec<String>,
-    /// With etcd: how long the storage-version-migration lease lasts without renewal before
-    /// another kapi on the same etcd takes over.
+    /// With etcd: how long a controller's lease (namespace controller, storage-version
+    /// migrator) lasts without renewal before another kapi on the same etcd takes over.
     #[arg(long, default_value = "15s", value_parser = parse_duration)]
     leader_elect_lease_duration: Duration,
     /// With etcd: how often the lease holder renews it and the others try to take it.
@@ -118,7 +119,7 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         args.etcd_prefix.trim_end_matches('/'),
         &codecs,
     ));
-    registry.upsert(kapi_server::migration::storage_versions::entries(
+    registry.upsert(kapi_server::storage_versions::entries(
         args.etcd_prefix.trim_end_matches('/'),
     ));
     registry.upsert(kapi_registry::storage_migration::api::entries(
@@ -128,22 +129,8 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
         "registry built"
     );
-    let migration_registry = registry.clone();
     let open = async {
         let store = open_store(&args).await;
-        if let Ok(store) = &store {
-            // The embedded store is one process's alone; on etcd other kapi may run too.
-            let election = (!args.etcd_servers.is_empty()).then_some(LeaseTiming {
-                duration: args.leader_elect_lease_duration,
-                retry_period: args.leader_elect_retry_period,
-            });
-            kapi_server::migration::controller::spawn(
-                store.clone(),
-                migration_registry,
-                args.etcd_prefix.trim_end_matches('/').to_owned(),
-                election,
-            );
-        }
         tracing::debug!(
             elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
             "store open"
@@ -151,6 +138,14 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         store
     };
     let server = Server::bind_opening(opts, open, registry).await?;
+    // The embedded store is one process's alone; on etcd other kapi may run too.
+    let controllers = ControllerOptions {
+        election: (!args.etcd_servers.is_empty()).then_some(LeaseTiming {
+            duration: args.leader_elect_lease_duration,
+            retry_period: args.leader_elect_retry_period,
+        }),
+    };
+    kapi_controllers::start(controller_context(&server), &controllers).await;
     tracing::info!(
         address = %server.local_addr(),
         port = server.local_addr().port(),
@@ -161,6 +156,33 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
     server.run(shutdown).await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// What the controllers run on: the server's registry, store, watch caches, webhook
+/// environment, health hooks and shutdown.
+fn controller_context(server: &Server) -> Arc<kapi_controllers::Context> {
+    let state = server.state();
+    Arc::new(kapi_controllers::Context {
+        registry: state.registry.clone(),
+        store: state.store.clone(),
+        caches: state.caches.clone(),
+        webhooks: state.webhooks.clone(),
+        hooks: Arc::new(HealthHooks(state.health.clone())),
+        shutdown: state.shutdown.clone(),
+    })
+}
+
+/// The server's `/readyz` post-start hooks, as the controllers mark them.
+struct HealthHooks(Arc<Health>);
+
+impl kapi_controllers::PostStartHooks for HealthHooks {
+    fn register(&self, hook: &str) {
+        self.0.register(hook);
+    }
+
+    fn mark_started(&self, hook: &str) {
+        self.0.mark_started(hook);
+    }
 }
 
 /// The embedded store in the data dir, or etcd when `--etcd-servers` is set, through

@@ -146,6 +146,17 @@ pub enum Error {
     /// The verb is not served (405 MethodNotAllowed).
     #[error("the server does not allow this method on the requested resource")]
     MethodNotAllowed,
+    /// The verb is not allowed on this resource right now (405 MethodNotAllowed with the
+    /// resource in details, e.g. a create while the CRD is terminating).
+    #[error("{message}")]
+    MethodNotSupported {
+        /// API group.
+        group: String,
+        /// Resource (plural).
+        resource: String,
+        /// Why.
+        message: String,
+    },
     /// No representation the client accepts (406 NotAcceptable).
     #[error("{0}")]
     NotAcceptable(String),

@@ -1,5 +1,7 @@
-//! The strategy of a registry entry: what create and update do to an object before it is
-//! stored (server fields, status/spec reset), how it is validated, and its field labels.
+//! The strategy of a registry entry, in small traits as kube's registry has them: what a
+//! create does ([`CreateStrategy`]), what an update does ([`UpdateStrategy`]), how a delete
+//! goes ([`DeleteStrategy`]), and what the kind is beyond them ([`Strategy`]: status
+//! subresource, views, field labels).
 
 use crate::error::StatusCause;
 use crate::meta;
@@ -16,19 +18,9 @@ pub enum NameRule {
     PathSegment,
 }
 
-/// Per-kind behaviour of the generic handlers.
-pub trait Strategy: Send + Sync {
-    /// Whether a `status` subresource exists: the main resource then ignores status
-    /// changes, and `/status` ignores everything but status.
-    fn has_status(&self) -> bool {
-        false
-    }
-
-    /// Whether spec changes bump `metadata.generation` (kinds with a status subresource).
-    fn tracks_generation(&self) -> bool {
-        self.has_status()
-    }
-
+/// What a create does to a new object before it is stored, and how it is validated (kube's
+/// `RESTCreateStrategy`).
+pub trait CreateStrategy: Send + Sync {
     /// Names this kind accepts.
     fn name_rule(&self) -> NameRule {
         NameRule::Dns1123Subdomain
@@ -42,11 +34,23 @@ pub trait Strategy: Send + Sync {
         Vec::new()
     }
 
+    /// Why a create is refused right now, if it is (the objects of a CRD being deleted:
+    /// kube-apiserver's 405 "create not allowed while custom resource definition is
+    /// terminating").
+    fn create_refusal(&self) -> Option<String> {
+        None
+    }
+}
+
+/// What an update does to an object before it is stored, and how it is validated against
+/// the stored one (kube's `RESTUpdateStrategy`); an updated object also passes create's
+/// validation unless the kind says otherwise.
+pub trait UpdateStrategy: CreateStrategy {
     /// Kind-specific preparation of an update after the generic rules ran (`subresource`
     /// is `Some("status")` through `/status`); `old` is the stored object.
     fn prepare_for_update(&self, _new: &mut Value, _old: &Value, _subresource: Option<&str>) {}
 
-    /// Validation of an update; by default [`Strategy::validate`] of the new object.
+    /// Validation of an update; by default [`CreateStrategy::validate`] of the new object.
     fn validate_update(
         &self,
         new: &Value,
@@ -54,6 +58,68 @@ pub trait Strategy: Send + Sync {
         _subresource: Option<&str>,
     ) -> Vec<StatusCause> {
         self.validate(new)
+    }
+
+    /// Prepares an update through a subresource other than `status` (e.g. a Namespace's
+    /// `finalize`): `new` becomes what may be stored. Returns false when not handled.
+    fn prepare_subresource_update(&self, _sub: &str, _new: &mut Value, _old: &Value) -> bool {
+        false
+    }
+
+    /// Whether an update without `metadata.resourceVersion` is allowed (kube's
+    /// `AllowUnconditionalUpdate`): true for most built-ins, false for custom resources
+    /// and CRDs (R8.13).
+    fn allow_unconditional_update(&self) -> bool {
+        true
+    }
+
+    /// Whether PUT creates a missing object (kube's `AllowCreateOnUpdate`).
+    fn allow_create_on_update(&self) -> bool {
+        false
+    }
+}
+
+/// How an object is deleted: finalizers the server adds, grace periods, what else keeps it
+/// (kube's `RESTDeleteStrategy` and `RESTGracefulDeleteStrategy`).
+pub trait DeleteStrategy: Send + Sync {
+    /// A finalizer the server adds when deletion starts, so that a controller cleans up
+    /// first (CRDs: `customresourcecleanup.apiextensions.k8s.io`).
+    fn delete_finalizer(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether deleting an object first empties the namespace it names (Namespaces).
+    fn on_delete_finalizes_content(&self) -> bool {
+        false
+    }
+
+    /// Whether something other than `metadata.finalizers` keeps an object that is being
+    /// deleted (a Namespace's `spec.finalizers`).
+    fn blocks_deletion(&self, _obj: &Value) -> bool {
+        false
+    }
+
+    /// The grace period of a delete that asked for none (kube's
+    /// `RESTGracefulDeleteStrategy`): `None` for kinds deleted at once, which ignore
+    /// `gracePeriodSeconds` as upstream's non-graceful kinds do.
+    fn default_grace_period_seconds(&self, _obj: &Value) -> Option<i64> {
+        None
+    }
+}
+
+/// The whole per-kind behaviour of an entry: its create, update and delete strategies, and
+/// what the kind is beyond them (status subresource, views, patch types, field labels,
+/// warnings).
+pub trait Strategy: UpdateStrategy + DeleteStrategy {
+    /// Whether a `status` subresource exists: the main resource then ignores status
+    /// changes, and `/status` ignores everything but status.
+    fn has_status(&self) -> bool {
+        false
+    }
+
+    /// Whether spec changes bump `metadata.generation` (kinds with a status subresource).
+    fn tracks_generation(&self) -> bool {
+        self.has_status()
     }
 
     /// Whether `subresource` is a different kind over the same object (`scale`): served by
@@ -77,12 +143,6 @@ pub trait Strategy: Send + Sync {
         Ok(())
     }
 
-    /// A finalizer the server adds when deletion starts, so that a controller cleans up
-    /// first (CRDs: `customresourcecleanup.apiextensions.k8s.io`).
-    fn delete_finalizer(&self) -> Option<&'static str> {
-        None
-    }
-
     /// Whether strategic merge patch applies (custom resources answer 415, R3.x).
     fn supports_strategic_merge_patch(&self) -> bool {
         true
@@ -96,42 +156,6 @@ pub trait Strategy: Send + Sync {
     /// Field labels for field selectors besides `metadata.name` / `metadata.namespace`.
     fn field_labels(&self, _obj: &Value) -> Vec<(String, String)> {
         Vec::new()
-    }
-
-    /// Prepares an update through a subresource other than `status` (e.g. a Namespace's
-    /// `finalize`): `new` becomes what may be stored. Returns false when not handled.
-    fn prepare_subresource_update(&self, _sub: &str, _new: &mut Value, _old: &Value) -> bool {
-        false
-    }
-
-    /// Whether deleting an object first empties the namespace it names (Namespaces).
-    fn on_delete_finalizes_content(&self) -> bool {
-        false
-    }
-
-    /// Whether something other than `metadata.finalizers` keeps an object that is being
-    /// deleted (a Namespace's `spec.finalizers`).
-    fn blocks_deletion(&self, _obj: &Value) -> bool {
-        false
-    }
-
-    /// Whether an update without `metadata.resourceVersion` is allowed (kube's
-    /// `AllowUnconditionalUpdate`): true for most built-ins, false for custom resources
-    /// and CRDs (R8.13).
-    fn allow_unconditional_update(&self) -> bool {
-        true
-    }
-
-    /// Whether PUT creates a missing object (kube's `AllowCreateOnUpdate`).
-    fn allow_create_on_update(&self) -> bool {
-        false
-    }
-
-    /// The grace period of a delete that asked for none (kube's
-    /// `RESTGracefulDeleteStrategy`): `None` for kinds deleted at once, which ignore
-    /// `gracePeriodSeconds` as upstream's non-graceful kinds do.
-    fn default_grace_period_seconds(&self, _obj: &Value) -> Option<i64> {
-        None
     }
 }
 
@@ -162,15 +186,7 @@ impl Default for GenericStrategy {
     }
 }
 
-impl Strategy for GenericStrategy {
-    fn has_status(&self) -> bool {
-        self.status
-    }
-
-    fn tracks_generation(&self) -> bool {
-        self.generation
-    }
-
+impl CreateStrategy for GenericStrategy {
     fn name_rule(&self) -> NameRule {
         self.names
     }
@@ -181,6 +197,20 @@ impl Strategy for GenericStrategy {
                 map.entry(k.to_string()).or_insert_with(|| v.clone());
             }
         }
+    }
+}
+
+impl UpdateStrategy for GenericStrategy {}
+
+impl DeleteStrategy for GenericStrategy {}
+
+impl Strategy for GenericStrategy {
+    fn has_status(&self) -> bool {
+        self.status
+    }
+
+    fn tracks_generation(&self) -> bool {
+        self.generation
     }
 
     fn field_labels(&self, obj: &Value) -> Vec<(String, String)> {
@@ -204,15 +234,7 @@ impl Strategy for GenericStrategy {
 #[derive(Debug, Clone, Default)]
 pub struct NamespaceStrategy;
 
-impl Strategy for NamespaceStrategy {
-    fn has_status(&self) -> bool {
-        true
-    }
-
-    fn tracks_generation(&self) -> bool {
-        false
-    }
-
+impl CreateStrategy for NamespaceStrategy {
     fn name_rule(&self) -> NameRule {
         NameRule::Dns1123Label
     }
@@ -233,24 +255,9 @@ impl Strategy for NamespaceStrategy {
             map.insert("status".into(), serde_json::json!({"phase": "Active"}));
         }
     }
+}
 
-    fn field_labels(&self, obj: &Value) -> Vec<(String, String)> {
-        let phase = meta::nested(obj, &["status", "phase"])
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        vec![("status.phase".into(), phase.into())]
-    }
-
-    fn on_delete_finalizes_content(&self) -> bool {
-        true
-    }
-
-    fn blocks_deletion(&self, obj: &Value) -> bool {
-        meta::nested(obj, &["spec", "finalizers"])
-            .and_then(Value::as_array)
-            .is_some_and(|f| !f.is_empty())
-    }
-
+impl UpdateStrategy for NamespaceStrategy {
     /// `finalize` only sets `spec.finalizers`.
     fn prepare_subresource_update(&self, sub: &str, new: &mut Value, old: &Value) -> bool {
         if sub != "finalize" {
@@ -271,6 +278,35 @@ impl Strategy for NamespaceStrategy {
         }
         *new = merged;
         true
+    }
+}
+
+impl DeleteStrategy for NamespaceStrategy {
+    fn on_delete_finalizes_content(&self) -> bool {
+        true
+    }
+
+    fn blocks_deletion(&self, obj: &Value) -> bool {
+        meta::nested(obj, &["spec", "finalizers"])
+            .and_then(Value::as_array)
+            .is_some_and(|f| !f.is_empty())
+    }
+}
+
+impl Strategy for NamespaceStrategy {
+    fn has_status(&self) -> bool {
+        true
+    }
+
+    fn tracks_generation(&self) -> bool {
+        false
+    }
+
+    fn field_labels(&self, obj: &Value) -> Vec<(String, String)> {
+        let phase = meta::nested(obj, &["status", "phase"])
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        vec![("status.phase".into(), phase.into())]
     }
 }
 

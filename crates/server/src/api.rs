@@ -189,8 +189,8 @@ fn verb_allowed(entry: &kapi_registry::entry::ResourceEntry, info: &ResourceRequ
 }
 
 async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
-    if crate::migration::storage_versions::is_served_here(&ctx.entry) {
-        return crate::migration::storage_versions::serve(&ctx).await;
+    if crate::storage_versions::is_served_here(&ctx.entry) {
+        return crate::storage_versions::serve(&ctx).await;
     }
     if handlers::view::applies(&ctx) {
         return handlers::view::dispatch(&ctx, body).await;

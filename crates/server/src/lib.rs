@@ -8,15 +8,12 @@
 
 pub mod api;
 pub mod authn;
-pub mod controllers;
-pub mod crd;
 pub mod discovery;
 mod files;
 pub mod handlers;
 pub mod health;
 pub mod listener;
 pub mod metrics;
-pub mod migration;
 pub mod namespace_lifecycle;
 pub mod negotiate;
 pub mod openapi;
@@ -32,6 +29,7 @@ pub mod respond;
 mod server;
 pub mod state;
 pub mod status;
+pub mod storage_versions;
 pub mod tls;
 
 pub use server::{BoxError, Server, ServerError, ServerOptions};

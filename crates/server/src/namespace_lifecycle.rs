@@ -1,7 +1,7 @@
 //! The system namespaces, as kube-apiserver's system-namespaces controller makes them: the
 //! four exist from the first start, created through the REST store like any namespace.
 //! NamespaceLifecycle admission is `kapi_registry::rest::namespace`; namespace deletion is
-//! the namespace controller's (`crate::controllers::namespace`).
+//! the namespace controller's (`kapi_controllers::namespace`).
 
 use crate::state::ApiState;
 use crate::status::ApiError;

@@ -85,6 +85,7 @@ pub struct Server {
     listener: TcpListener,
     tls: Arc<rustls::ServerConfig>,
     app: Router,
+    state: Arc<ApiState>,
     local_addr: SocketAddr,
     kubeconfig: PathBuf,
     shutdown: tokio::sync::watch::Sender<bool>,
@@ -163,13 +164,7 @@ impl Server {
             store.clone(),
             shutdown_rx.clone(),
         ));
-        for hook in [
-            SYSTEM_NAMESPACES_HOOK,
-            CRD_CONTROLLER_HOOK,
-            NAMESPACE_CONTROLLER_HOOK,
-        ] {
-            health.register(hook);
-        }
+        health.register(SYSTEM_NAMESPACES_HOOK);
         let state = Arc::new(ApiState {
             registry,
             webhooks: opts.webhooks.clone(),
@@ -183,16 +178,11 @@ impl Server {
         crate::namespace_lifecycle::ensure_system_namespaces(&state).await?;
         state.health.mark_started(SYSTEM_NAMESPACES_HOOK);
         tracing::debug!("system namespaces ensured");
-        crate::crd::start_crd_controller(state.clone()).await;
-        state.health.mark_started(CRD_CONTROLLER_HOOK);
-        crate::controllers::spawn(
-            state.clone(),
-            Arc::new(crate::controllers::namespace::NamespaceController),
-        );
         Ok(Self {
             listener,
             tls,
-            app: router(auth, state),
+            app: router(auth, state.clone()),
+            state,
             local_addr,
             kubeconfig,
             shutdown,
@@ -202,6 +192,12 @@ impl Server {
     /// The address actually bound (useful with port 0).
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// The state requests share (registry, store, watch caches, health, shutdown): what
+    /// the controllers of the process run on, started by whoever wires the server.
+    pub fn state(&self) -> &Arc<ApiState> {
+        &self.state
     }
 
     /// The kubeconfig written for the admin user.
@@ -222,11 +218,6 @@ impl Server {
 
 /// The post-start hook that creates the system namespaces.
 const SYSTEM_NAMESPACES_HOOK: &str = "start-system-namespaces-controller";
-/// The post-start hook of the CRD controller (entries follow the stored CRDs).
-const CRD_CONTROLLER_HOOK: &str = "start-apiextensions-controllers";
-
-/// The post-start hook of the namespace controller (marked by the controller runtime).
-const NAMESPACE_CONTROLLER_HOOK: &str = "start-namespace-controller";
 
 /// The host:port clients should use: the advertise address, else the bound one
 /// (127.0.0.1 when bound to all interfaces).

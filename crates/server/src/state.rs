@@ -1,6 +1,7 @@
-//! The state every request and controller shares: the registry, the store, the watch
-//! caches, metrics and health. A module of its own so that the HTTP tree (`api`,
-//! `handlers`) and the controllers depend on it and not on each other.
+//! The state every request shares: the registry, the store, the watch caches, metrics and
+//! health. A module of its own so that the HTTP tree (`api`, `handlers`) and the server's
+//! assembly depend on it and not on each other; the controllers (kapi-controllers) run on
+//! the same registry, store and caches, handed to them by `kapi serve`.
 
 use crate::metrics::Metrics;
 use kapi_registry::entry::Registry;

@@ -258,6 +258,12 @@ impl From<kapi_registry::Error> for ApiError {
                 ..Self::new(403, "Forbidden", message)
             },
             E::MethodNotAllowed => Self::method_not_allowed(),
+            E::MethodNotSupported {
+                group, resource, ..
+            } => Self {
+                details: named_details(&group, &resource, ""),
+                ..Self::new(405, "MethodNotAllowed", message)
+            },
             E::NotAcceptable(m) => Self::not_acceptable_msg(m),
             E::UnsupportedMediaType { .. } => Self::new(415, "UnsupportedMediaType", message),
             E::TooLarge(_) => Self::new(413, "RequestEntityTooLarge", message),

@@ -6,7 +6,7 @@
 use super::{CLEANUP_FINALIZER, causes};
 use crate::error::StatusCause;
 use crate::meta;
-use crate::strategy::Strategy;
+use crate::strategy::{CreateStrategy, DeleteStrategy, Strategy, UpdateStrategy};
 use kapi_api::apiextensions::v1::CustomResourceDefinition;
 use kapi_apiextensions::crd::{
     stored_versions_for_create, stored_versions_for_status_update, stored_versions_for_update,
@@ -51,19 +51,7 @@ fn set_stored_versions(obj: &mut Value, versions: Vec<String>) {
     }
 }
 
-impl Strategy for CrdStrategy {
-    fn allow_unconditional_update(&self) -> bool {
-        false
-    }
-
-    fn has_status(&self) -> bool {
-        true
-    }
-
-    fn tracks_generation(&self) -> bool {
-        true
-    }
-
+impl CreateStrategy for CrdStrategy {
     fn name_rule(&self) -> crate::strategy::NameRule {
         // validate_crd checks the name (plural.group, DNS subdomain) with upstream's words.
         crate::strategy::NameRule::PathSegment
@@ -75,8 +63,17 @@ impl Strategy for CrdStrategy {
         }
     }
 
-    fn delete_finalizer(&self) -> Option<&'static str> {
-        Some(CLEANUP_FINALIZER)
+    fn validate(&self, obj: &Value) -> Vec<StatusCause> {
+        match typed(obj) {
+            Ok(crd) => causes(&validate_crd(&crd)),
+            Err(cause) => vec![cause],
+        }
+    }
+}
+
+impl UpdateStrategy for CrdStrategy {
+    fn allow_unconditional_update(&self) -> bool {
+        false
     }
 
     fn prepare_for_update(&self, new: &mut Value, old: &Value, subresource: Option<&str>) {
@@ -90,13 +87,6 @@ impl Strategy for CrdStrategy {
             stored_versions_for_update(&stored_versions(old), &crd.spec)
         };
         set_stored_versions(new, versions);
-    }
-
-    fn validate(&self, obj: &Value) -> Vec<StatusCause> {
-        match typed(obj) {
-            Ok(crd) => causes(&validate_crd(&crd)),
-            Err(cause) => vec![cause],
-        }
     }
 
     fn validate_update(
@@ -114,5 +104,21 @@ impl Strategy for CrdStrategy {
         } else {
             causes(&validate_crd_update(&new, &old))
         }
+    }
+}
+
+impl DeleteStrategy for CrdStrategy {
+    fn delete_finalizer(&self) -> Option<&'static str> {
+        Some(CLEANUP_FINALIZER)
+    }
+}
+
+impl Strategy for CrdStrategy {
+    fn has_status(&self) -> bool {
+        true
+    }
+
+    fn tracks_generation(&self) -> bool {
+        true
     }
 }

@@ -144,6 +144,7 @@ pub fn entries_for_crd(
                     selectable: selectable(v),
                     warning: deprecation(crd, v),
                     scale,
+                    terminating: crd.metadata.deletion_timestamp.is_some(),
                 }),
                 table: Arc::new(CrTable::new(&v.additional_printer_columns)),
                 version_priority: version_priority(&v.name),

@@ -5,7 +5,7 @@
 use super::codec::validation_causes;
 use crate::error::StatusCause;
 use crate::meta;
-use crate::strategy::Strategy;
+use crate::strategy::{CreateStrategy, DeleteStrategy, Strategy, UpdateStrategy};
 use kapi_apiextensions::CustomResourceSchemas;
 use serde_json::Value;
 use std::sync::Arc;
@@ -24,23 +24,24 @@ pub struct CrStrategy {
     pub warning: Option<String>,
     /// The `scale` subresource's paths, when it has one.
     pub scale: Option<super::scale::ScaleSpec>,
+    /// Whether the CRD is being deleted (its objects are, so no new one is created).
+    pub terminating: bool,
 }
 
-impl Strategy for CrStrategy {
-    fn allow_unconditional_update(&self) -> bool {
-        false
-    }
-
-    fn has_status(&self) -> bool {
-        self.status
-    }
-
-    fn tracks_generation(&self) -> bool {
-        true
+impl CreateStrategy for CrStrategy {
+    fn create_refusal(&self) -> Option<String> {
+        self.terminating
+            .then(|| "create not allowed while custom resource definition is terminating".into())
     }
 
     fn validate(&self, obj: &Value) -> Vec<StatusCause> {
         validation_causes(&self.schemas, obj, None, &self.version, false)
+    }
+}
+
+impl UpdateStrategy for CrStrategy {
+    fn allow_unconditional_update(&self) -> bool {
+        false
     }
 
     fn validate_update(
@@ -51,6 +52,18 @@ impl Strategy for CrStrategy {
     ) -> Vec<StatusCause> {
         let status_only = subresource == Some("status");
         validation_causes(&self.schemas, new, Some(old), &self.version, status_only)
+    }
+}
+
+impl DeleteStrategy for CrStrategy {}
+
+impl Strategy for CrStrategy {
+    fn has_status(&self) -> bool {
+        self.status
+    }
+
+    fn tracks_generation(&self) -> bool {
+        true
     }
 
     fn field_labels(&self, obj: &Value) -> Vec<(String, String)> {

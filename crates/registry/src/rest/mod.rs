@@ -381,6 +381,13 @@ impl<'a> RestStore<'a> {
 
     /// Stores an object that [`RestStore::prepare_create`] prepared.
     async fn store_new(&self, w: &WriteContext, mut obj: Value) -> Result<Value> {
+        if let Some(message) = self.entry.strategy.create_refusal() {
+            return Err(Error::MethodNotSupported {
+                group: self.group().to_owned(),
+                resource: self.resource().to_owned(),
+                message,
+            });
+        }
         let generate = meta::meta_str(&obj, "generateName").to_owned();
         let generated = meta::name(&obj).is_empty() && !generate.is_empty();
         for _attempt in 0..8 {

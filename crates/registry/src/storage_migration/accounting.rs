@@ -8,6 +8,7 @@
 
 use kapi_storage::{RangeRequest, Store, StoreError};
 use serde::Deserialize;
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// Keys read per range page.
@@ -84,6 +85,15 @@ pub async fn count_stored_versions(
     }
 }
 
+/// The version marked `storage: true` in a CRD's spec.
+pub fn storage_version(crd: &Value) -> Option<&str> {
+    crd["spec"]["versions"]
+        .as_array()?
+        .iter()
+        .find(|v| v["storage"].as_bool() == Some(true))?["name"]
+        .as_str()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,3 +148,4 @@ mod tests {
         assert_eq!(counts.total(), 2);
     }
 }
+

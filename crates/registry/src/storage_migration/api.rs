@@ -2,7 +2,7 @@
 //! (preferred, introduced in 1.37) and `v1beta1` (1.35), the same schema in both (R7.7):
 //! cluster-scoped, `spec.resource {group, resource}`, `status.conditions` Running / Succeeded /
 //! Failed, `status.resourceVersion`. Stored as JSON at `v1` like any built-in kind;
-//! [`super::controller`] acts on it.
+//! kapi-controllers' migration controller acts on it.
 
 use super::strategy::MigrationStrategy;
 use crate::builtin::{EntrySpec, entry};

@@ -4,7 +4,7 @@
 //! terminal, a terminal condition never taken back) (R7.7).
 
 use crate::error::StatusCause;
-use crate::strategy::Strategy;
+use crate::strategy::{CreateStrategy, DeleteStrategy, Strategy, UpdateStrategy};
 use serde_json::Value;
 
 /// Strategy of `storageversionmigrations.storagemigration.k8s.io`.
@@ -87,11 +87,7 @@ fn validate_status(new: &Value, old: &Value) -> Vec<StatusCause> {
     causes
 }
 
-impl Strategy for MigrationStrategy {
-    fn has_status(&self) -> bool {
-        true
-    }
-
+impl CreateStrategy for MigrationStrategy {
     fn validate(&self, obj: &Value) -> Vec<StatusCause> {
         let resource = obj["spec"]["resource"]["resource"].as_str().unwrap_or("");
         if resource.is_empty() {
@@ -103,7 +99,9 @@ impl Strategy for MigrationStrategy {
         }
         Vec::new()
     }
+}
 
+impl UpdateStrategy for MigrationStrategy {
     fn validate_update(&self, new: &Value, old: &Value, sub: Option<&str>) -> Vec<StatusCause> {
         if sub == Some("status") {
             return validate_status(new, old);
@@ -117,6 +115,14 @@ impl Strategy for MigrationStrategy {
             ));
         }
         causes
+    }
+}
+
+impl DeleteStrategy for MigrationStrategy {}
+
+impl Strategy for MigrationStrategy {
+    fn has_status(&self) -> bool {
+        true
     }
 }
 

@@ -1,7 +1,7 @@
 //! DELETE and DELETE-collection: DeleteOptions from the body (JSON, YAML or protobuf) or
 //! the query, then the REST store's delete (preconditions, dryRun, propagationPolicy,
 //! finalizers, grace periods, R8.22–R8.24); a terminating namespace is emptied by the
-//! namespace controller (`crate::controllers::namespace`).
+//! namespace controller (`kapi_controllers::namespace`).
 
 use super::Ctx;
 use super::body::read_limited;

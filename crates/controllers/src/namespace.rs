@@ -5,8 +5,8 @@
 //! `finalize` subresource, which deletes it. Restart-safe: every namespace is reconciled
 //! when the controller starts.
 
-use super::{Action, Reconciler};
-use crate::state::ApiState;
+use crate::context::Context;
+use crate::runtime::{Action, Reconciler};
 use kapi_registry::Error;
 use kapi_registry::entry::ResourceEntry;
 use kapi_registry::meta;
@@ -23,12 +23,18 @@ const CONTENT_RECHECK: Duration = Duration::from_secs(1);
 /// The finalizer of `spec.finalizers` this controller owns.
 const FINALIZER: &str = "kubernetes";
 
+/// The controller's name.
+pub const NAME: &str = "namespace-controller";
+/// Its post-start hook.
+pub const HOOK: &str = "start-namespace-controller";
+/// Its lease when elected.
+pub const LEASE: &str = "kapi-namespace-controller";
+
 /// Empties and finalizes terminating namespaces.
 pub struct NamespaceController;
 
-fn namespaces(state: &ApiState) -> Option<Arc<ResourceEntry>> {
-    state
-        .registry
+fn namespaces(ctx: &Context) -> Option<Arc<ResourceEntry>> {
+    ctx.registry
         .snapshot()
         .get("", "v1", "namespaces")
         .cloned()
@@ -37,11 +43,23 @@ fn namespaces(state: &ApiState) -> Option<Arc<ResourceEntry>> {
 #[async_trait::async_trait]
 impl Reconciler for NamespaceController {
     fn name(&self) -> &'static str {
-        "namespace-controller"
+        NAME
     }
 
-    fn watched_prefix(&self, state: &ApiState) -> Option<String> {
-        namespaces(state).map(|e| e.collection_prefix(None))
+    fn hook(&self) -> &'static str {
+        HOOK
+    }
+
+    fn description(&self) -> &'static str {
+        "namespace finalization"
+    }
+
+    fn lease(&self) -> Option<&'static str> {
+        Some(LEASE)
+    }
+
+    fn watched_prefix(&self, ctx: &Context) -> Option<String> {
+        namespaces(ctx).map(|e| e.collection_prefix(None))
     }
 
     fn key_of(&self, storage_key: &[u8]) -> Option<String> {
@@ -49,41 +67,26 @@ impl Reconciler for NamespaceController {
         key.rsplit('/').next().map(str::to_owned)
     }
 
-    async fn all_keys(&self, state: &ApiState) -> Result<Vec<String>, Error> {
-        let Some(entry) = namespaces(state) else {
-            return Ok(Vec::new());
-        };
-        let resp = state
-            .store
-            .range(RangeRequest::prefix(entry.collection_prefix(None)))
-            .await?;
-        Ok(resp
-            .kvs
-            .iter()
-            .filter_map(|kv| self.key_of(&kv.key))
-            .collect())
-    }
-
-    async fn reconcile(&self, state: &ApiState, name: &str) -> Result<Action, Error> {
-        let table = state.registry.snapshot();
+    async fn reconcile(&self, ctx: &Context, name: &str) -> Result<Action, Error> {
+        let table = ctx.registry.snapshot();
         let Some(entry) = table.get("", "v1", "namespaces") else {
             return Ok(Action::Done);
         };
-        let rest = RestStore::new(state.store.as_ref(), &table, entry);
+        let rest = RestStore::new(ctx.store.as_ref(), &table, entry);
         let Some(ns) = rest.get(None, name).await? else {
             return Ok(Action::Done);
         };
         if meta::meta_str(&ns.object, "deletionTimestamp").is_empty() {
             return Ok(Action::Done);
         }
-        let remaining = delete_content(state, &table, name).await?;
+        let remaining = delete_content(ctx, &table, name).await?;
         if remaining > 0 {
             tracing::debug!(namespace = name, remaining, "namespace content remaining");
             return Ok(Action::Requeue(CONTENT_RECHECK));
         }
         let w = WriteContext {
             subresource: Some("finalize".into()),
-            manager: "namespace-controller".into(),
+            manager: NAME.into(),
             ..WriteContext::default()
         };
         let mut info = UpdateFn::new(|current: Option<&Value>| {
@@ -105,7 +108,7 @@ impl Reconciler for NamespaceController {
 /// Deletes every object in `namespace`, one resource (storage prefix) at a time, through
 /// the REST layer; returns how many objects are still there (finalizers pending).
 async fn delete_content(
-    state: &ApiState,
+    ctx: &Context,
     table: &kapi_registry::entry::RegistryTable,
     namespace: &str,
 ) -> Result<usize, Error> {
@@ -115,14 +118,14 @@ async fn delete_content(
     entries.dedup_by(|a, b| a.storage_prefix == b.storage_prefix);
     let w = WriteContext {
         namespace: Some(namespace.to_owned()),
-        manager: "namespace-controller".into(),
+        manager: NAME.into(),
         ..WriteContext::default()
     };
     let mut remaining = 0;
     for entry in entries {
-        let rest = RestStore::new(state.store.as_ref(), table, entry);
+        let rest = RestStore::new(ctx.store.as_ref(), table, entry);
         let prefix = entry.collection_prefix(Some(namespace));
-        let resp = state
+        let resp = ctx
             .store
             .range(RangeRequest::prefix(prefix.clone()))
             .await?;

@@ -11,7 +11,9 @@ use axum::response::{IntoResponse, Response};
 use kapi_registry::builtin::{EntrySpec, entry};
 use kapi_registry::codec::JsonCodec;
 use kapi_registry::entry::{ResourceEntry, Scope};
-use kapi_registry::storage_migration::accounting::{VersionCounts, count_stored_versions};
+use kapi_registry::storage_migration::accounting::{
+    VersionCounts, count_stored_versions, storage_version,
+};
 use kapi_registry::strategy::GenericStrategy;
 use kapi_registry::table::{Column, ColumnTable, name_column};
 use kapi_storage::RangeRequest;
@@ -118,15 +120,6 @@ pub fn cr_prefix(root: &str, crd: &Value) -> String {
     let group = crd["spec"]["group"].as_str().unwrap_or_default();
     let plural = crd["spec"]["names"]["plural"].as_str().unwrap_or_default();
     format!("{root}/{group}/{plural}/")
-}
-
-/// The version marked `storage: true` in a CRD's spec.
-pub fn storage_version(crd: &Value) -> Option<&str> {
-    crd["spec"]["versions"]
-        .as_array()?
-        .iter()
-        .find(|v| v["storage"].as_bool() == Some(true))?["name"]
-        .as_str()
 }
 
 /// The StorageVersionCount object of one CRD.

@@ -1,14 +1,31 @@
-//! The rewrite loop of a migration (R7.3, R7.5): pages over a resource's keys and writes every
-//! object not stored in the current storage version again, converted through the entry's codec.
+//! The rewrite loop of a storage-version migration (R7.3, R7.5): pages over a resource's keys
+//! and writes every object not stored in the current storage version again, converted through
+//! the entry's codec. Nothing but the encoding changes, so no strategy runs (as upstream's
+//! no-op update of a stale object only re-encodes it).
 //! Each write is a compare-and-swap on the revision read, so a concurrent client write always
 //! wins and is never lost; the object is then read again and rewritten if still stale. A page
 //! is converted in one batch (one webhook call) and written [`WRITES_IN_FLIGHT`] writes at a
 //! time, so the store can commit them in groups.
 
-use super::controller::MigrationError;
-use kapi_registry::entry::ResourceEntry;
+use crate::entry::ResourceEntry;
 use kapi_storage::{KeyValue, RangeRequest, Store, StoreError};
 use serde_json::Value;
+
+/// Why a rewrite stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RewriteError {
+    /// The store failed.
+    #[error("storage: {0}")]
+    Store(#[from] StoreError),
+    /// Converting or encoding an object failed (e.g. the conversion webhook is down).
+    #[error("converting {key}: {message}")]
+    Convert {
+        /// The object's key.
+        key: String,
+        /// The converter's message.
+        message: String,
+    },
+}
 
 /// Objects read (and converted) per page.
 pub const PAGE: usize = 500;
@@ -23,7 +40,7 @@ pub async fn rewrite_all(
     store: &dyn Store,
     entry: &ResourceEntry,
     progress: Progress<'_>,
-) -> Result<u64, MigrationError> {
+) -> Result<u64, RewriteError> {
     let prefix = entry.collection_prefix(None);
     let page_request = || {
         RangeRequest::prefix(prefix.as_bytes())
@@ -46,8 +63,8 @@ pub async fn rewrite_all(
     }
 }
 
-fn convert_error(key: &[u8], message: String) -> MigrationError {
-    MigrationError::Convert {
+fn convert_error(key: &[u8], message: String) -> RewriteError {
+    RewriteError::Convert {
         key: String::from_utf8_lossy(key).into_owned(),
         message,
     }
@@ -58,7 +75,7 @@ async fn rewrite_page(
     store: &dyn Store,
     entry: &ResourceEntry,
     kvs: &[KeyValue],
-) -> Result<u64, MigrationError> {
+) -> Result<u64, RewriteError> {
     let stale: Vec<&KeyValue> = kvs
         .iter()
         .filter(|kv| !entry.codec.is_stored_current(&kv.value))
@@ -92,7 +109,7 @@ async fn write_converted(
     entry: &ResourceEntry,
     kv: &KeyValue,
     obj: Value,
-) -> Result<bool, MigrationError> {
+) -> Result<bool, RewriteError> {
     let bytes = entry
         .codec
         .encode_for_storage(&obj)
@@ -115,7 +132,7 @@ async fn rewrite_one(
     store: &dyn Store,
     entry: &ResourceEntry,
     mut kv: KeyValue,
-) -> Result<bool, MigrationError> {
+) -> Result<bool, RewriteError> {
     loop {
         if entry.codec.is_stored_current(&kv.value) {
             return Ok(false);

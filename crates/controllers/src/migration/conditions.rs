@@ -1,8 +1,9 @@
 //! Conditions in the `metav1.Condition` shape (type, status, observedGeneration,
 //! lastTransitionTime, reason, message) as StorageVersionMigration v1beta1 and the CRD's
-//! `StorageMigrating` condition carry them, and the compare-and-swap write that sets them.
+//! `StorageMigrating` condition carry them, and the status write that sets them.
 
-use kapi_storage::{Store, StoreError};
+use kapi_registry::Error;
+use kapi_registry::rest::{RestStore, UpdateFn, WriteContext};
 use serde_json::{Value, json};
 
 /// One condition to set.
@@ -52,30 +53,27 @@ pub fn get<'v>(obj: &'v Value, kind: &str) -> Option<&'v Value> {
         .find(|c| c["type"] == kind)
 }
 
-/// Reads the JSON object at `key`, applies `change`, and writes it back guarded by its
-/// revision, retrying on conflict. Nothing happens when the object is gone or `change`
-/// returns false.
-pub async fn update_json(
-    store: &dyn Store,
-    key: &str,
-    mut change: impl FnMut(&mut Value) -> bool,
-) -> Result<(), StoreError> {
-    loop {
-        let Some(kv) = store.get(key.as_bytes(), None).await? else {
-            return Ok(());
-        };
-        let Ok(mut obj) = serde_json::from_slice::<Value>(&kv.value) else {
-            return Ok(());
-        };
-        if !change(&mut obj) {
-            return Ok(());
-        }
-        let bytes = serde_json::to_vec(&obj).map_err(|e| StoreError::Internal(e.to_string()))?;
-        match store.update(key.as_bytes(), bytes, kv.mod_revision).await {
-            Err(e) if e.is_conflict() => continue,
-            Err(StoreError::NotFound { .. }) => return Ok(()),
-            other => return other.map(|_| ()),
-        }
+/// Writes `change` into the object's status through the `status` subresource (with the
+/// resourceVersion read, retried on a lost race; a change that changes nothing writes
+/// nothing). Nothing happens when the object is gone.
+pub async fn update_status(
+    rest: &RestStore<'_>,
+    name: &str,
+    change: impl Fn(&mut Value) + Send + Sync,
+) -> Result<(), Error> {
+    let w = WriteContext {
+        subresource: Some("status".into()),
+        manager: super::MANAGER.into(),
+        ..WriteContext::default()
+    };
+    let mut info = UpdateFn::new(|current: Option<&Value>| {
+        let mut obj = current.cloned().unwrap_or_default();
+        change(&mut obj);
+        Ok(obj)
+    });
+    match rest.update(&w, name, &mut info).await {
+        Ok(_) | Err(Error::NotFound { .. }) => Ok(()),
+        Err(e) => Err(e),
     }
 }
 

@@ -1,0 +1,297 @@
+//! The reconcile runtime (kube-runtime's reconciler shape): a resource's changes, from its
+//! watch cache, become keys in a work queue; one worker reconciles one key at a time and
+//! requeues it after a delay or, on error, with exponential backoff. A controller lists
+//! every object of its resource when it starts (and again whenever its change stream
+//! breaks), so work that a restart interrupted finishes. An elected controller first wins
+//! its Lease ([`crate::leader`]) and stops reconciling the moment it loses it. Every
+//! controller stops on shutdown, an elected one giving its lease up.
+
+use crate::context::Context;
+use crate::leader::{Elector, LeaseTiming};
+use kapi_registry::Error;
+use kapi_registry::cache::{CacheMessage, Cacher};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+/// What a reconcile asks for next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing until the object changes again.
+    Done,
+    /// Look again after this long (work still pending, e.g. finalizers of dependents).
+    Requeue(Duration),
+}
+
+/// One controller: what it watches and how it reconciles one object.
+#[async_trait::async_trait]
+pub trait Reconciler: Send + Sync + 'static {
+    /// Its name, for logs.
+    fn name(&self) -> &'static str;
+
+    /// Its post-start hook (`/readyz`'s `poststarthook/<hook>`), marked once it has
+    /// reconciled what it listed at start (an elected one: once it campaigns).
+    fn hook(&self) -> &'static str;
+
+    /// What it does, for the log line `leading <description>` of an elected controller.
+    fn description(&self) -> &'static str;
+
+    /// The Lease (in `kube-system`) that elects it when several kapi share a store; `None`
+    /// runs it in every process.
+    fn lease(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The storage prefix whose changes enqueue keys (ends in `/`); `None` while the
+    /// registry does not serve the resource.
+    fn watched_prefix(&self, ctx: &Context) -> Option<String>;
+
+    /// The key of the object at a storage key (e.g. a namespace's name), if it is one.
+    fn key_of(&self, storage_key: &[u8]) -> Option<String>;
+
+    /// Other keys a change of `key` makes worth another look (a CRD whose names another
+    /// CRD of its group held); `cache` holds the resource's current objects.
+    fn related_keys(&self, _key: &str, _cache: &Cacher) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Brings the object of `key` to where it should be.
+    async fn reconcile(&self, ctx: &Context, key: &str) -> Result<Action, Error>;
+}
+
+/// The first retry delay after an error; doubled per failure up to [`MAX_BACKOFF`].
+const BASE_BACKOFF: Duration = Duration::from_millis(10);
+/// The longest retry delay after errors.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// How long the runtime waits for a watch cache before asking again.
+const CACHE_TIMEOUT: Duration = Duration::from_secs(10);
+/// The pause before listing again after the change stream broke or a list failed.
+const RELIST_PAUSE: Duration = Duration::from_millis(100);
+
+/// Keys waiting, each once, with the time it is due.
+#[derive(Default)]
+struct WorkQueue {
+    due: BTreeMap<String, Instant>,
+    failures: BTreeMap<String, u32>,
+}
+
+impl WorkQueue {
+    /// Adds `key` now (or keeps an earlier time it is already due at).
+    fn add(&mut self, key: String, at: Instant) {
+        let slot = self.due.entry(key).or_insert(at);
+        if at < *slot {
+            *slot = at;
+        }
+    }
+
+    /// The key due first, and when.
+    fn first(&self) -> Option<(String, Instant)> {
+        self.due
+            .iter()
+            .min_by_key(|(_, at)| **at)
+            .map(|(k, at)| (k.clone(), *at))
+    }
+
+    fn backoff(&mut self, key: &str) -> Duration {
+        let n = self.failures.entry(key.to_owned()).or_insert(0);
+        *n = n.saturating_add(1);
+        let factor = 2u32.saturating_pow(n.saturating_sub(1).min(16));
+        (BASE_BACKOFF * factor).min(MAX_BACKOFF)
+    }
+}
+
+/// A running controller.
+pub struct Running {
+    /// Its task (ends on shutdown).
+    pub task: tokio::task::JoinHandle<()>,
+    first_pass: watch::Receiver<bool>,
+}
+
+impl Running {
+    /// Resolves once every object listed at start has been reconciled once (an elected
+    /// controller that does not lead resolves at once: it has nothing to do).
+    pub async fn first_pass(&mut self) {
+        let _ = self.first_pass.wait_for(|done| *done).await;
+    }
+}
+
+/// Runs `reconciler` until shutdown; elected through its lease when `election` is given.
+pub fn spawn(
+    ctx: Arc<Context>,
+    reconciler: Arc<dyn Reconciler>,
+    election: Option<LeaseTiming>,
+) -> Running {
+    let (passed, first_pass) = watch::channel(false);
+    let elector = match (reconciler.lease(), election) {
+        (Some(lease), Some(timing)) => Some(Elector::new(ctx.clone(), lease, timing)),
+        _ => None,
+    };
+    let task = tokio::spawn(async move {
+        let mut shutdown = ctx.shutdown.clone();
+        let name = reconciler.name();
+        tokio::select! {
+            () = lead_and_run(&ctx, reconciler.as_ref(), elector.as_ref(), &passed) => {}
+            _ = shutdown.wait_for(|s| *s) => {}
+        }
+        if let Some(e) = &elector
+            && let Err(err) = e.release().await
+        {
+            tracing::debug!(controller = name, error = %err, "releasing the lease on shutdown");
+        }
+        tracing::debug!(controller = name, "stopped");
+    });
+    Running { task, first_pass }
+}
+
+/// Without an elector: reconciles for ever. With one: campaigns, reconciles while it
+/// leads, and campaigns again when the lease is lost.
+async fn lead_and_run(
+    ctx: &Context,
+    reconciler: &dyn Reconciler,
+    elector: Option<&Elector>,
+    passed: &watch::Sender<bool>,
+) {
+    let name = reconciler.name();
+    let Some(elector) = elector else {
+        return run(ctx, reconciler, passed).await;
+    };
+    // A candidate is ready: it does what it should, which is waiting.
+    ctx.hooks.mark_started(reconciler.hook());
+    let _ = passed.send(true);
+    loop {
+        elector.acquire().await;
+        tracing::info!(
+            controller = name,
+            identity = elector.identity(),
+            "leading {}",
+            reconciler.description()
+        );
+        tokio::select! {
+            () = run(ctx, reconciler, passed) => {}
+            () = elector.hold() => {
+                tracing::warn!(controller = name, identity = elector.identity(),
+                    "lost the lease; stopping {}", reconciler.description());
+            }
+        }
+    }
+}
+
+/// Lists and follows the watched resource, reconciling keys as they come, for ever.
+async fn run(ctx: &Context, reconciler: &dyn Reconciler, passed: &watch::Sender<bool>) {
+    let name = reconciler.name();
+    loop {
+        let Some(prefix) = reconciler.watched_prefix(ctx) else {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            continue;
+        };
+        let cacher = match ctx.caches.get(&prefix, CACHE_TIMEOUT).await {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(controller = name, error = %e, "cannot watch; retrying");
+                tokio::time::sleep(RELIST_PAUSE).await;
+                continue;
+            }
+        };
+        let (listed, revision) = cacher.list(&prefix);
+        let Some(mut changes) = cacher.subscribe(revision) else {
+            // The cache is reloading after its store watch broke.
+            tokio::time::sleep(RELIST_PAUSE).await;
+            continue;
+        };
+        let mut queue = WorkQueue::default();
+        let mut first: BTreeSet<String> = listed
+            .iter()
+            .filter_map(|kv| reconciler.key_of(&kv.key))
+            .collect();
+        first
+            .iter()
+            .for_each(|k| queue.add(k.clone(), Instant::now()));
+        // Until the change stream breaks: then list everything again.
+        loop {
+            if first.is_empty() && !*passed.borrow() {
+                ctx.hooks.mark_started(reconciler.hook());
+                let _ = passed.send(true);
+            }
+            let next = queue.first();
+            let wait = next.as_ref().map(|(_, at)| *at);
+            tokio::select! {
+                msg = changes.next() => match msg {
+                    CacheMessage::Event(ev) => {
+                        if let Some(key) = reconciler.key_of(&ev.key) {
+                            for related in reconciler.related_keys(&key, &cacher) {
+                                queue.add(related, Instant::now());
+                            }
+                            queue.add(key, Instant::now());
+                        }
+                    }
+                    CacheMessage::Progress(_) => {}
+                    CacheMessage::Lagged(_) | CacheMessage::Closed(_) => break,
+                },
+                () = sleep_until(wait) => {
+                    let Some((key, _)) = next else { continue };
+                    queue.due.remove(&key);
+                    first.remove(&key);
+                    match reconciler.reconcile(ctx, &key).await {
+                        Ok(Action::Done) => {
+                            queue.failures.remove(&key);
+                        }
+                        Ok(Action::Requeue(after)) => {
+                            queue.failures.remove(&key);
+                            queue.add(key, Instant::now() + after);
+                        }
+                        Err(e) => {
+                            let delay = queue.backoff(&key);
+                            tracing::warn!(controller = name, %key, error = %e, ?delay, "reconcile failed; requeued");
+                            queue.add(key, Instant::now() + delay);
+                        }
+                    }
+                }
+            }
+        }
+        tokio::time::sleep(RELIST_PAUSE).await;
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_queued_twice_is_reconciled_once_at_the_earlier_time() {
+        let mut q = WorkQueue::default();
+        let now = Instant::now();
+        q.add("a".into(), now + Duration::from_secs(5));
+        q.add("a".into(), now);
+        assert_eq!(q.due.len(), 1);
+        assert_eq!(q.first(), Some(("a".into(), now)));
+    }
+
+    #[test]
+    fn failures_back_off_exponentially_up_to_a_limit() {
+        let mut q = WorkQueue::default();
+        assert_eq!(q.backoff("a"), BASE_BACKOFF);
+        assert_eq!(q.backoff("a"), BASE_BACKOFF * 2);
+        assert_eq!(q.backoff("a"), BASE_BACKOFF * 4);
+        for _ in 0..40 {
+            q.backoff("a");
+        }
+        assert_eq!(q.backoff("a"), MAX_BACKOFF);
+    }
+
+    #[test]
+    fn every_controller_has_its_own_post_start_hook() {
+        let hooks = crate::HOOKS;
+        let unique: BTreeSet<&str> = hooks.iter().copied().collect();
+        assert_eq!(unique.len(), hooks.len());
+        assert!(hooks.iter().all(|h| h.starts_with("start-")), "{hooks:?}");
+    }
+}
