@@ -140,9 +140,10 @@ impl Elector {
             lease["spec"]["renewTime"] = json!(now);
         } else if holder.is_empty() || self.expired(&rv, held_for) {
             let transitions = spec["leaseTransitions"].as_i64().unwrap_or(0);
+            // Every change of holder counts, a release included (as client-go counts).
             lease["spec"] = json!({"holderIdentity": self.identity,
                 "leaseDurationSeconds": seconds, "acquireTime": now, "renewTime": now,
-                "leaseTransitions": transitions + i64::from(!holder.is_empty())});
+                "leaseTransitions": transitions + 1});
         } else {
             return Ok(false);
         }

@@ -41,7 +41,10 @@ pub const HOOKS: [&str; 3] = [crd::HOOK, namespace::HOOK, migration::HOOK];
 /// Starts every controller. Returns once the CRD controller has reconciled the stored
 /// CRDs (at most [`CRD_FIRST_PASS`]), so a restarted kapi serves its custom resources from
 /// its first request.
-pub async fn start(ctx: Arc<Context>, opts: &ControllerOptions) -> Vec<tokio::task::JoinHandle<()>> {
+pub async fn start(
+    ctx: Arc<Context>,
+    opts: &ControllerOptions,
+) -> Vec<tokio::task::JoinHandle<()>> {
     for hook in HOOKS {
         ctx.hooks.register(hook);
     }

@@ -34,10 +34,7 @@ pub const LEASE: &str = "kapi-namespace-controller";
 pub struct NamespaceController;
 
 fn namespaces(ctx: &Context) -> Option<Arc<ResourceEntry>> {
-    ctx.registry
-        .snapshot()
-        .get("", "v1", "namespaces")
-        .cloned()
+    ctx.registry.snapshot().get("", "v1", "namespaces").cloned()
 }
 
 #[async_trait::async_trait]

@@ -30,7 +30,12 @@ pub async fn reconcile(
     crd: &CustomResourceDefinition,
 ) -> Result<Action, Error> {
     let name = crd.metadata.name.as_str();
-    if !crd.metadata.finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
+    if !crd
+        .metadata
+        .finalizers
+        .iter()
+        .any(|f| f == CLEANUP_FINALIZER)
+    {
         // Other finalizers are someone else's to remove.
         return Ok(Action::Done);
     }
@@ -68,7 +73,11 @@ pub async fn reconcile(
         }
     };
     if remaining > 0 {
-        tracing::debug!(crd = name, remaining, "custom resources with finalizers remain");
+        tracing::debug!(
+            crd = name,
+            remaining,
+            "custom resources with finalizers remain"
+        );
         return Ok(Action::Requeue(INSTANCES_RECHECK));
     }
     let done = condition(
@@ -151,7 +160,10 @@ async fn delete_instances(ctx: &Context, entry: &ResourceEntry) -> Result<usize,
     let table = ctx.registry.snapshot();
     let rest = RestStore::new(ctx.store.as_ref(), &table, entry);
     let prefix = entry.collection_prefix(None);
-    let listed = ctx.store.range(RangeRequest::prefix(prefix.as_bytes())).await?;
+    let listed = ctx
+        .store
+        .range(RangeRequest::prefix(prefix.as_bytes()))
+        .await?;
     let mut remaining = 0;
     for kv in &listed.kvs {
         let Some(path) = std::str::from_utf8(&kv.key)

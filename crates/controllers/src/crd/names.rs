@@ -69,7 +69,9 @@ pub fn accepted(crd: &CustomResourceDefinition, others: &[CustomResourceDefiniti
         other.metadata.name != crd.metadata.name
             && other.spec.group == crd.spec.group
             && (overlaps(&other.status.accepted_names)
-                || (!holds_its_names(other) && key(other) < key(crd) && overlaps(&other.spec.names)))
+                || (!holds_its_names(other)
+                    && key(other) < key(crd)
+                    && overlaps(&other.spec.names)))
     })
 }
 

@@ -51,10 +51,18 @@ impl MigratedCrd {
 
     /// The CRD's storage version now ("" when it is gone).
     pub async fn storage(&self, ctx: &Context) -> Result<String, Error> {
-        Ok(self.get(ctx).await?.map(|c| storage_of(&c)).unwrap_or_default())
+        Ok(self
+            .get(ctx)
+            .await?
+            .map(|c| storage_of(&c))
+            .unwrap_or_default())
     }
 
-    async fn update(&self, ctx: &Context, change: impl Fn(&mut Value) + Send + Sync) -> Result<(), Error> {
+    async fn update(
+        &self,
+        ctx: &Context,
+        change: impl Fn(&mut Value) + Send + Sync,
+    ) -> Result<(), Error> {
         let table = ctx.registry.snapshot();
         let rest = RestStore::new(ctx.store.as_ref(), &table, &self.entry);
         conditions::update_status(&rest, &self.name, change).await

@@ -69,7 +69,10 @@ pub enum MigrationError {
 pub struct MigrationController;
 
 fn migrations(ctx: &Context) -> Option<Arc<ResourceEntry>> {
-    ctx.registry.snapshot().get(GROUP, VERSION, RESOURCE).cloned()
+    ctx.registry
+        .snapshot()
+        .get(GROUP, VERSION, RESOURCE)
+        .cloned()
 }
 
 #[async_trait::async_trait]
@@ -162,7 +165,10 @@ async fn run_one(
     let started = Instant::now();
     let outcome = match resolve(ctx, group, resource).await {
         Ok(None) => {
-            tracing::debug!(migration = name, "waiting for the registry to serve the CRD's storage version");
+            tracing::debug!(
+                migration = name,
+                "waiting for the registry to serve the CRD's storage version"
+            );
             return Ok(false);
         }
         Ok(Some(target)) => {
@@ -185,8 +191,13 @@ async fn run_one(
     let secs = started.elapsed().as_secs_f64();
     let (terminal, message) = match &outcome {
         Ok(n) => {
-            tracing::info!(migration = name, rewritten = n, elapsed_s = secs,
-                objects_per_s = *n as f64 / secs.max(1e-9), "storage version migration succeeded");
+            tracing::info!(
+                migration = name,
+                rewritten = n,
+                elapsed_s = secs,
+                objects_per_s = *n as f64 / secs.max(1e-9),
+                "storage version migration succeeded"
+            );
             ("Succeeded", String::new())
         }
         Err(e) => {

@@ -1,0 +1,397 @@
+//! The controllers without HTTP, on the embedded store and on a real etcd: each case runs on
+//! both backends. Leader election (one holder, takeover on expiry or release), the CRD
+//! controller's names and cleanup, and an elected controller handing over to another
+//! process.
+
+#[path = "../../registry/tests/support/mod.rs"]
+#[macro_use]
+mod support;
+
+use kapi_controllers::context::NoHooks;
+use kapi_controllers::leader::{Elector, NAMESPACE};
+use kapi_controllers::{Context, ControllerOptions, LeaseTiming};
+use kapi_registry::cache::WatchCaches;
+use kapi_registry::entry::{Registry, RegistryTable, ResourceEntry};
+use kapi_registry::rest::options::DeleteOptions;
+use kapi_registry::rest::{Deleted, RestStore, UpdateFn, WriteContext};
+use kapi_registry::{Error, meta};
+use kapi_storage::Store;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use support::Backend;
+
+/// One kapi process's controllers: their context and the switch that shuts them down.
+struct Process {
+    ctx: Arc<Context>,
+    shutdown: tokio::sync::watch::Sender<bool>,
+}
+
+impl Process {
+    /// A process over `backend`'s store with the built-ins (JSON codecs) and the
+    /// StorageVersionMigration API; `kube-system` and `default` exist.
+    async fn new(backend: &Backend) -> Self {
+        let registry = Arc::new(Registry::new());
+        registry.upsert(kapi_registry::builtin::json_entries("/registry"));
+        registry.upsert(kapi_registry::storage_migration::api::entries("/registry"));
+        let (shutdown, rx) = tokio::sync::watch::channel(false);
+        let ctx = Arc::new(Context {
+            registry,
+            store: backend.store.clone(),
+            caches: Arc::new(WatchCaches::new(backend.store.clone())),
+            webhooks: Default::default(),
+            hooks: Arc::new(NoHooks),
+            shutdown: rx,
+        });
+        let p = Self { ctx, shutdown };
+        for ns in ["kube-system", "default"] {
+            let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
+            let created = p
+                .resource("", "v1", "namespaces")
+                .rest()
+                .create(&WriteContext::default(), obj)
+                .await;
+            match created {
+                Ok(_) | Err(Error::AlreadyExists { .. }) => {}
+                Err(e) => panic!("namespace {ns}: {e}"),
+            }
+        }
+        p
+    }
+
+    fn entry(&self, group: &str, version: &str, resource: &str) -> Option<Arc<ResourceEntry>> {
+        self.ctx
+            .registry
+            .snapshot()
+            .get(group, version, resource)
+            .cloned()
+    }
+
+    /// A served resource, to write through its REST store.
+    fn resource(&self, group: &str, version: &str, resource: &str) -> Resource {
+        let table = self.ctx.registry.snapshot();
+        let entry = table
+            .get(group, version, resource)
+            .cloned()
+            .unwrap_or_else(|| panic!("{group}/{version} {resource} is served"));
+        Resource {
+            store: self.ctx.store.clone(),
+            table,
+            entry,
+        }
+    }
+
+    async fn start(&self, election: Option<LeaseTiming>) {
+        kapi_controllers::start(self.ctx.clone(), &ControllerOptions { election }).await;
+    }
+
+    async fn get(
+        &self,
+        group: &str,
+        version: &str,
+        resource: &str,
+        ns: Option<&str>,
+        name: &str,
+    ) -> Option<Value> {
+        self.resource(group, version, resource)
+            .rest()
+            .get(ns, name)
+            .await
+            .expect("get")
+            .map(|s| s.object)
+    }
+
+    async fn crd(&self) -> Option<Value> {
+        self.get(
+            "apiextensions.k8s.io",
+            "v1",
+            "customresourcedefinitions",
+            None,
+            WIDGETS_CRD,
+        )
+        .await
+    }
+}
+
+/// A resource's entry with the registry snapshot and store it was served from.
+struct Resource {
+    store: Arc<dyn Store>,
+    table: Arc<RegistryTable>,
+    entry: Arc<ResourceEntry>,
+}
+
+impl Resource {
+    fn rest(&self) -> RestStore<'_> {
+        RestStore::new(self.store.as_ref(), &self.table, &self.entry)
+    }
+}
+
+const WIDGETS_CRD: &str = "widgets.golden.example.com";
+const WIDGETS: (&str, &str, &str) = ("golden.example.com", "v1alpha1", "widgets");
+
+/// Polls `check` every 20 ms for up to 20 s.
+async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..1000 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+fn condition<'a>(obj: &'a Value, kind: &str) -> Option<&'a Value> {
+    obj["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == kind)
+}
+
+async fn create_widgets_crd(p: &Process) {
+    let crd = kapi_testsupport::widget_webhook::widget_crd(json!({"strategy": "None"}));
+    p.resource("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+        .rest()
+        .create(&WriteContext::default(), crd)
+        .await
+        .expect("CRD created");
+}
+
+async fn wait_served(p: &Process) {
+    let (g, v, r) = WIDGETS;
+    eventually("the widgets to be served", || async {
+        p.entry(g, v, r).is_some()
+    })
+    .await;
+}
+
+fn widget(name: &str, finalizers: &[&str]) -> Value {
+    json!({"apiVersion": "golden.example.com/v1alpha1", "kind": "Widget",
+        "metadata": {"name": name, "finalizers": finalizers},
+        "spec": {"color": "red", "replicas": 1}})
+}
+
+async fn create_widget(p: &Process, name: &str, finalizers: &[&str]) -> Result<Value, Error> {
+    let (g, v, r) = WIDGETS;
+    let ctx = WriteContext {
+        namespace: Some("default".into()),
+        ..WriteContext::default()
+    };
+    p.resource(g, v, r)
+        .rest()
+        .create(&ctx, widget(name, finalizers))
+        .await
+}
+
+/// Two candidates for one lease on one store, as two kapi processes on one etcd.
+async fn candidates(backend: &Backend, timing: LeaseTiming) -> (Process, Elector, Elector) {
+    let p = Process::new(backend).await;
+    let a = Elector::new(p.ctx.clone(), "test-lease", timing);
+    let b = Elector::new(p.ctx.clone(), "test-lease", timing);
+    (p, a, b)
+}
+
+const FAST: LeaseTiming = LeaseTiming {
+    duration: Duration::from_secs(1),
+    retry_period: Duration::from_millis(50),
+};
+
+async fn lease(p: &Process, name: &str) -> Value {
+    lease_if_any(p, name).await.expect("the lease exists")
+}
+
+/// The holderIdentity of the namespace controller's lease.
+async fn holder(p: &Process) -> Option<Value> {
+    lease_if_any(p, "kapi-namespace-controller")
+        .await
+        .map(|l| l["spec"]["holderIdentity"].clone())
+}
+
+async fn lease_if_any(p: &Process, name: &str) -> Option<Value> {
+    p.get("coordination.k8s.io", "v1", "leases", Some(NAMESPACE), name)
+        .await
+}
+
+mod cases {
+    use super::*;
+
+    pub async fn one_candidate_holds_the_lease_while_it_renews(backend: Backend) {
+        let (p, a, b) = candidates(&backend, FAST).await;
+        assert!(a.try_acquire_or_renew().await.unwrap());
+        for _ in 0..10 {
+            assert!(!b.try_acquire_or_renew().await.unwrap());
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            assert!(a.try_acquire_or_renew().await.unwrap());
+        }
+        let held = lease(&p, "test-lease").await;
+        assert_eq!(held["spec"]["holderIdentity"], a.identity());
+        assert_eq!(held["spec"]["leaseTransitions"], 0);
+        assert_eq!(held["spec"]["leaseDurationSeconds"], 1);
+    }
+
+    pub async fn a_lease_not_renewed_for_its_duration_is_taken_over(backend: Backend) {
+        let (p, a, b) = candidates(&backend, FAST).await;
+        assert!(a.try_acquire_or_renew().await.unwrap());
+        assert!(!b.try_acquire_or_renew().await.unwrap());
+        // a stops renewing (as if killed); b waits out the lease on its own clock.
+        tokio::time::sleep(Duration::from_millis(1050)).await;
+        assert!(b.try_acquire_or_renew().await.unwrap());
+        let held = lease(&p, "test-lease").await;
+        assert_eq!(held["spec"]["holderIdentity"], b.identity());
+        assert_eq!(held["spec"]["leaseTransitions"], 1);
+        assert!(!a.try_acquire_or_renew().await.unwrap());
+    }
+
+    pub async fn a_released_lease_is_taken_at_once(backend: Backend) {
+        let (_p, a, b) = candidates(&backend, LeaseTiming::default()).await;
+        assert!(a.try_acquire_or_renew().await.unwrap());
+        a.release().await.unwrap();
+        assert!(b.try_acquire_or_renew().await.unwrap());
+    }
+
+    pub async fn hold_returns_when_another_candidate_takes_the_lease(backend: Backend) {
+        let (_p, a, b) = candidates(&backend, FAST).await;
+        assert!(a.try_acquire_or_renew().await.unwrap());
+        a.release().await.unwrap();
+        assert!(b.try_acquire_or_renew().await.unwrap());
+        // a believes it leads and renews: the renewal finds b's lease and gives up.
+        tokio::time::timeout(Duration::from_secs(5), a.hold())
+            .await
+            .unwrap();
+    }
+
+    pub async fn a_crd_is_established_through_its_status_subresource(backend: Backend) {
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        create_widgets_crd(&p).await;
+        wait_served(&p).await;
+        let crd = p.crd().await.expect("the CRD");
+        assert_eq!(condition(&crd, "NamesAccepted").unwrap()["status"], "True");
+        assert_eq!(condition(&crd, "Established").unwrap()["status"], "True");
+        assert_eq!(crd["status"]["acceptedNames"]["kind"], "Widget");
+        // Written as kube-apiserver writes it: an Update of the status subresource.
+        let managed = crd["metadata"]["managedFields"].as_array().unwrap();
+        assert!(
+            managed
+                .iter()
+                .any(|m| m["manager"] == "kube-apiserver" && m["subresource"] == "status"),
+            "{managed:?}"
+        );
+    }
+
+    pub async fn a_deleted_crd_refuses_creates_and_waits_for_its_objects_finalizers(
+        backend: Backend,
+    ) {
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        create_widgets_crd(&p).await;
+        wait_served(&p).await;
+        create_widget(&p, "kept", &["example.com/hold"])
+            .await
+            .unwrap();
+        create_widget(&p, "plain", &[]).await.unwrap();
+        let deleted = p
+            .resource("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+            .rest()
+            .delete(
+                &WriteContext::default(),
+                WIDGETS_CRD,
+                &DeleteOptions::default(),
+            )
+            .await
+            .unwrap();
+        assert!(matches!(deleted, Deleted::Pending { .. }), "{deleted:?}");
+        let (g, v, r) = WIDGETS;
+        eventually("the plain widget to go", || async {
+            p.get(g, v, r, Some("default"), "plain").await.is_none()
+        })
+        .await;
+        let crd = p.crd().await.expect("the CRD waits for the kept widget");
+        let terminating = condition(&crd, "Terminating").unwrap();
+        assert_eq!(terminating["status"], "True");
+        assert_eq!(terminating["reason"], "InstanceDeletionInProgress");
+        // Still served, so the finalizer can be removed; creates are refused.
+        match create_widget(&p, "late", &[]).await {
+            Err(Error::MethodNotSupported { message, .. }) => assert_eq!(
+                message,
+                "create not allowed while custom resource definition is terminating"
+            ),
+            other => panic!("expected a refused create, got {other:?}"),
+        }
+        let ctx = WriteContext {
+            namespace: Some("default".into()),
+            ..WriteContext::default()
+        };
+        let mut release = UpdateFn::new(|cur: Option<&Value>| {
+            let mut obj = cur.cloned().unwrap_or_default();
+            meta::set_meta(&mut obj, "finalizers", None);
+            Ok(obj)
+        });
+        p.resource(g, v, r)
+            .rest()
+            .update(&ctx, "kept", &mut release)
+            .await
+            .unwrap();
+        eventually("the CRD to go", || async { p.crd().await.is_none() }).await;
+        eventually("the widgets to be unserved", || async {
+            p.entry(g, v, r).is_none()
+        })
+        .await;
+    }
+
+    pub async fn an_elected_controller_hands_over_when_its_leader_stops(backend: Backend) {
+        let a = Process::new(&backend).await;
+        let b = Process::new(&backend).await;
+        a.start(Some(FAST)).await;
+        eventually("a to lead the namespace controller", || async {
+            holder(&a).await.is_some()
+        })
+        .await;
+        b.start(Some(FAST)).await;
+        let first = holder(&a).await.expect("a holder");
+        // a shuts down and gives the lease up; b takes it and finalizes namespaces.
+        a.shutdown.send(true).unwrap();
+        eventually("b to take the lease", || async {
+            holder(&b)
+                .await
+                .is_some_and(|h| h != first && h.is_string())
+        })
+        .await;
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gone"}});
+        let namespaces = b.resource("", "v1", "namespaces");
+        let w = WriteContext::default();
+        namespaces.rest().create(&w, ns).await.unwrap();
+        namespaces
+            .rest()
+            .delete(&w, "gone", &DeleteOptions::default())
+            .await
+            .unwrap();
+        eventually("the namespace to be finalized by b", || async {
+            b.get("", "v1", "namespaces", None, "gone").await.is_none()
+        })
+        .await;
+        let held = lease(&b, "kapi-namespace-controller").await;
+        assert_eq!(held["spec"]["leaseTransitions"], 1, "{held}");
+    }
+}
+
+async fn embedded() -> Backend {
+    support::embedded().await
+}
+
+async fn etcd() -> Backend {
+    support::etcd("/kapi-controllers-test").await
+}
+
+backend_suite!(
+    one_candidate_holds_the_lease_while_it_renews,
+    a_lease_not_renewed_for_its_duration_is_taken_over,
+    a_released_lease_is_taken_at_once,
+    hold_returns_when_another_candidate_takes_the_lease,
+    a_crd_is_established_through_its_status_subresource,
+    a_deleted_crd_refuses_creates_and_waits_for_its_objects_finalizers,
+    an_elected_controller_hands_over_when_its_leader_stops,
+);
