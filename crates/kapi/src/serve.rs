@@ -1,8 +1,8 @@
 //! `kapi serve`: start the API server.
 
 use kapi_apiextensions::webhook::{StaticServiceResolver, WebhookEnvironment};
-use kapi_registry::entry::Registry;
 use kapi_controllers::{ControllerOptions, LeaseTiming};
+use kapi_registry::entry::Registry;
 use kapi_server::health::Health;
 use kapi_server::{BoxError, Server, ServerOptions};
 use kapi_storage::{EmbeddedConfig, EtcdConfig, EtcdTls, Store, StoreConfig};

@@ -207,6 +207,56 @@ async fn deleting_the_crd_deletes_its_objects_then_the_crd() {
 }
 
 #[tokio::test]
+async fn a_terminating_crd_waits_for_its_objects_finalizers_and_refuses_creates_with_405() {
+    let kapi = widget_kapi().await;
+    let held = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"held","finalizers":["example.com/hold"]},"spec":{}}"#;
+    let (s, _, _) = kapi.raw(send("POST", V1A1, "application/json", held)).await;
+    assert_eq!(s, 201);
+    kapi.kubectl_ok(&["delete", "crd", CRD, "--wait=false"]);
+    kapi.kubectl_ok(&[
+        "wait",
+        "--for=condition=Terminating=True",
+        &format!("crd/{CRD}"),
+        "--timeout=20s",
+    ]);
+    // Still served, so the finalizer can be removed; nothing new is created.
+    let late = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"late"},"spec":{}}"#;
+    let (s, _, body) = kapi.raw(send("POST", V1A1, "application/json", late)).await;
+    let status = json(&body);
+    assert_eq!(s, 405, "{status}");
+    assert_eq!(status["reason"], "MethodNotAllowed");
+    assert_eq!(
+        status["message"],
+        "create not allowed while custom resource definition is terminating"
+    );
+    assert_eq!(status["details"]["group"], "example.com");
+    assert_eq!(status["details"]["kind"], "widgets");
+    let crd = crd_json(&kapi);
+    let terminating = crd["status"]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "Terminating")
+        .cloned()
+        .unwrap();
+    assert_eq!(terminating["reason"], "InstanceDeletionInProgress");
+    kapi.kubectl_ok(&[
+        "patch",
+        "widget",
+        "held",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ]);
+    kapi.kubectl_ok(&[
+        "wait",
+        "--for=delete",
+        &format!("crd/{CRD}"),
+        "--timeout=20s",
+    ]);
+}
+
+#[tokio::test]
 async fn field_selector_on_a_selectable_field() {
     let kapi = Kapi::start().await;
     let crd = widget_crd("v1alpha1", true, true).replacen(

@@ -148,4 +148,3 @@ mod tests {
         assert_eq!(counts.total(), 2);
     }
 }
-
