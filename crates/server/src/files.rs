@@ -1,19 +1,28 @@
 //! Private files in the data dir: written atomically with mode 0600, the dir itself 0700.
 
-use crate::pki::PkiError;
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> PkiError + '_ {
-    move |source| PkiError::Io {
+/// Reading or writing a file failed.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {source}")]
+pub struct FileError {
+    /// The file.
+    pub path: PathBuf,
+    /// The cause.
+    pub source: std::io::Error,
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> FileError + '_ {
+    move |source| FileError {
         path: path.to_owned(),
         source,
     }
 }
 
 /// Creates `dir` (mode 0700) if it does not exist.
-pub fn create_private_dir(dir: &Path) -> Result<(), PkiError> {
+pub fn create_private_dir(dir: &Path) -> Result<(), FileError> {
     if dir.is_dir() {
         return Ok(());
     }
@@ -25,16 +34,16 @@ pub fn create_private_dir(dir: &Path) -> Result<(), PkiError> {
 }
 
 /// Writes `bytes` to `path` with mode 0600, through a temporary file and a rename.
-pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), PkiError> {
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     write_private_with(path, bytes, true)
 }
 
 /// Like [`write_private`] without the fsync, for files that are rewritten on every start.
-pub fn write_private_unsynced(path: &Path, bytes: &[u8]) -> Result<(), PkiError> {
+pub fn write_private_unsynced(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     write_private_with(path, bytes, false)
 }
 
-fn write_private_with(path: &Path, bytes: &[u8], sync: bool) -> Result<(), PkiError> {
+fn write_private_with(path: &Path, bytes: &[u8], sync: bool) -> Result<(), FileError> {
     let tmp = path.with_extension("tmp");
     let mut file = std::fs::OpenOptions::new()
         .write(true)
@@ -53,11 +62,11 @@ fn write_private_with(path: &Path, bytes: &[u8], sync: bool) -> Result<(), PkiEr
 }
 
 /// Reads `path` as text; `None` when it does not exist.
-pub fn read_to_string_opt(path: &Path) -> Result<Option<String>, PkiError> {
+pub fn read_to_string_opt(path: &Path) -> Result<Option<String>, FileError> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(PkiError::Io {
+        Err(source) => Err(FileError {
             path: path.to_owned(),
             source,
         }),

@@ -9,14 +9,16 @@
 pub mod api;
 pub mod authn;
 pub mod discovery;
-mod files;
+pub mod files;
 pub mod handlers;
 pub mod health;
 pub mod listener;
 pub mod metrics;
+pub mod metrics_endpoint;
 pub mod namespace_lifecycle;
 pub mod negotiate;
 pub mod openapi;
+mod openapi_schema_builders;
 pub mod openapi_schemas;
 mod openapi_schemas_core;
 mod openapi_schemas_hpa;

@@ -1,7 +1,7 @@
 //! OpenAPI schemas of the core/v1, coordination/v1 and apiextensions/v1 kinds (see
-//! `openapi_schemas` for the helpers and conventions).
+//! `openapi_schema_builders` for the helpers and conventions).
 
-use crate::openapi_schemas::{
+use crate::openapi_schema_builders::{
     META, array, array_of, boolean, integer, kind, merged, object, reference, string, string_map,
     time,
 };

@@ -1,7 +1,7 @@
 //! OpenAPI schemas of HorizontalPodAutoscaler in autoscaling/v2 and autoscaling/v1 (see
-//! `openapi_schemas` for the helpers and conventions).
+//! `openapi_schema_builders` for the helpers and conventions).
 
-use crate::openapi_schemas::{
+use crate::openapi_schema_builders::{
     META, array_of, integer, kind, merged, object, reference, string, time,
 };
 use serde_json::{Map, Value, json};

@@ -1,6 +1,6 @@
 //! OpenAPI schemas of the `meta/v1` models every kind refers to (see `openapi_schemas`).
 
-use crate::openapi_schemas::{
+use crate::openapi_schema_builders::{
     META, array, array_of, boolean, integer, merged, object, reference, string, string_map, time,
 };
 use serde_json::{Map, Value, json};

@@ -1,7 +1,7 @@
 //! First-start bootstrap of the data dir: a CA, a serving certificate, an admin token and a
 //! kubeconfig, all written with mode 0600 (DESIGN.md "Security defaults").
 
-use crate::files::{read_to_string_opt, write_private};
+use crate::files::{FileError, read_to_string_opt, write_private};
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
     Issuer, KeyPair, KeyUsagePurpose,
@@ -28,13 +28,8 @@ pub const KUBECONFIG: &str = "kubeconfig";
 #[derive(Debug, thiserror::Error)]
 pub enum PkiError {
     /// Reading or writing a file failed.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    File(#[from] FileError),
     /// Certificate generation or parsing failed.
     #[error("certificate: {0}")]
     Cert(#[from] rcgen::Error),
@@ -105,9 +100,11 @@ pub fn issue_client_cert(data_dir: &Path, common_name: &str) -> Result<(String, 
 }
 
 fn must_read(path: &Path) -> Result<String, PkiError> {
-    std::fs::read_to_string(path).map_err(|source| PkiError::Io {
-        path: path.to_owned(),
-        source,
+    std::fs::read_to_string(path).map_err(|source| {
+        PkiError::File(FileError {
+            path: path.to_owned(),
+            source,
+        })
     })
 }
 

@@ -132,9 +132,11 @@ impl Server {
         let creds =
             tokio::task::spawn_blocking(move || Credentials::load_or_create(&data_dir, &extra))
                 .await
-                .map_err(|e| PkiError::Io {
-                    path: opts.data_dir.clone(),
-                    source: std::io::Error::other(e),
+                .map_err(|e| {
+                    PkiError::File(crate::files::FileError {
+                        path: opts.data_dir.clone(),
+                        source: std::io::Error::other(e),
+                    })
                 })??;
         tracing::debug!("credentials loaded");
         let tls = tls::server_config(&creds)?;
@@ -246,7 +248,7 @@ fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
         .route("/version", get(crate::health::version))
         .route(
             "/metrics",
-            get(crate::health::metrics).with_state(fixed_state),
+            get(crate::metrics_endpoint::serve).with_state(fixed_state),
         );
     fixed
         .merge(api)
