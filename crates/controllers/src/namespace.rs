@@ -12,7 +12,6 @@ use kapi_registry::entry::ResourceEntry;
 use kapi_registry::meta;
 use kapi_registry::rest::options::DeleteOptions;
 use kapi_registry::rest::{RestStore, UpdateFn, WriteContext};
-use kapi_storage::RangeRequest;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -121,24 +120,10 @@ async fn delete_content(
     let mut remaining = 0;
     for entry in entries {
         let rest = RestStore::new(ctx.store.as_ref(), table, entry);
-        let prefix = entry.collection_prefix(Some(namespace));
-        let resp = ctx
-            .store
-            .range(RangeRequest::prefix(prefix.clone()))
+        let deleted = rest
+            .delete_collection(&w, &DeleteOptions::default(), None)
             .await?;
-        for kv in &resp.kvs {
-            let Some(name) = std::str::from_utf8(&kv.key)
-                .ok()
-                .and_then(|k| k.strip_prefix(&prefix))
-            else {
-                continue;
-            };
-            match rest.delete(&w, name, &DeleteOptions::default()).await {
-                Ok(kapi_registry::rest::Deleted::Removed(_)) | Err(Error::NotFound { .. }) => {}
-                Ok(kapi_registry::rest::Deleted::Pending { .. }) => remaining += 1,
-                Err(e) => return Err(e),
-            }
-        }
+        remaining += deleted.pending;
     }
     Ok(remaining)
 }

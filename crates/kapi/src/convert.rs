@@ -46,11 +46,9 @@ pub(crate) enum OutputFormat {
     Yaml,
 }
 
-/// Converts the input documents and prints them.
+/// Converts the input documents (built-in objects) and prints them; `--crd` is
+/// `convert_cr`'s.
 pub fn run(args: ConvertArgs) -> ExitCode {
-    if args.crd.is_some() {
-        return crate::convert_cr::run(&args);
-    }
     match convert(&args) {
         Ok(out) => {
             let mut stdout = std::io::stdout().lock();

@@ -40,6 +40,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Serve(args) => serve::run(args),
+        Command::Convert(args) if args.crd.is_some() => convert_cr::run(&args),
         Command::Convert(args) => convert::run(args),
         Command::Bench(args) => bench::run(args),
         Command::StorageVersions(args) => storage_versions::run(args),

@@ -388,6 +388,52 @@ mod cases {
         assert!(matches!(err, Error::Forbidden { .. }), "{err:?}");
     }
 
+    /// DeleteCollection deletes what the selector keeps, each object as a single delete.
+    pub async fn a_delete_collection_deletes_the_selected_objects_and_counts_those_pending(
+        h: Harness,
+    ) {
+        let rest = h.configmaps();
+        for (name, app, hold) in [("a", "web", false), ("b", "web", true), ("c", "db", false)] {
+            let mut cm = configmap(name, "1");
+            cm["metadata"]["labels"] = json!({"app": app});
+            if hold {
+                cm["metadata"]["finalizers"] = json!(["example.com/hold"]);
+            }
+            rest.create(&in_team(), cm).await.unwrap();
+        }
+        let web = |obj: &Value| obj["metadata"]["labels"]["app"] == "web";
+        let deleted = rest
+            .delete_collection(&in_team(), &DeleteOptions::default(), Some(&web))
+            .await
+            .unwrap();
+        let names: Vec<&str> = deleted.items.iter().map(meta::name).collect();
+        assert_eq!(names, vec!["a", "b"]);
+        assert_eq!(deleted.pending, 1);
+        assert!(rest.get(Some("team"), "a").await.unwrap().is_none());
+        let b = rest.get(Some("team"), "b").await.unwrap().unwrap();
+        assert!(!meta::meta_str(&b.object, "deletionTimestamp").is_empty());
+        assert!(rest.get(Some("team"), "c").await.unwrap().is_some());
+    }
+
+    /// Without a selector every object of the namespace goes, named by its key.
+    pub async fn a_delete_collection_without_a_selector_empties_the_namespace(h: Harness) {
+        let rest = h.configmaps();
+        for name in ["a", "b"] {
+            rest.create(&in_team(), configmap(name, "1")).await.unwrap();
+        }
+        let deleted = rest
+            .delete_collection(&in_team(), &DeleteOptions::default(), None)
+            .await
+            .unwrap();
+        assert_eq!(deleted.items.len(), 2);
+        assert_eq!(deleted.pending, 0);
+        let prefix = h
+            .entry("", "v1", "configmaps")
+            .collection_prefix(Some("team"));
+        let left = h.store.range(RangeRequest::prefix(prefix)).await.unwrap();
+        assert!(left.kvs.is_empty());
+    }
+
     /// A namespace being deleted stays (Terminating) while `spec.finalizers` holds it.
     pub async fn a_deleted_namespace_stays_terminating_until_finalized(h: Harness) {
         let rest = h.rest("", "v1", "namespaces");
@@ -425,4 +471,6 @@ backend_suite!(
     a_plain_delete_removes_the_object,
     a_system_namespace_cannot_be_deleted,
     a_deleted_namespace_stays_terminating_until_finalized,
+    a_delete_collection_deletes_the_selected_objects_and_counts_those_pending,
+    a_delete_collection_without_a_selector_empties_the_namespace,
 );

@@ -14,8 +14,7 @@ use kapi_registry::crd::CLEANUP_FINALIZER;
 use kapi_registry::entry::ResourceEntry;
 use kapi_registry::meta;
 use kapi_registry::rest::options::DeleteOptions;
-use kapi_registry::rest::{Deleted, RestStore, UpdateFn, WriteContext};
-use kapi_storage::RangeRequest;
+use kapi_registry::rest::{RestStore, UpdateFn, WriteContext};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -159,33 +158,12 @@ fn instance_entry(
 async fn delete_instances(ctx: &Context, entry: &ResourceEntry) -> Result<usize, Error> {
     let table = ctx.registry.snapshot();
     let rest = RestStore::new(ctx.store.as_ref(), &table, entry);
-    let prefix = entry.collection_prefix(None);
-    let listed = ctx
-        .store
-        .range(RangeRequest::prefix(prefix.as_bytes()))
+    let w = WriteContext {
+        manager: MANAGER.into(),
+        ..WriteContext::default()
+    };
+    let deleted = rest
+        .delete_collection(&w, &DeleteOptions::default(), None)
         .await?;
-    let mut remaining = 0;
-    for kv in &listed.kvs {
-        let Some(path) = std::str::from_utf8(&kv.key)
-            .ok()
-            .and_then(|k| k.strip_prefix(&prefix))
-        else {
-            continue;
-        };
-        let (namespace, name) = match path.split_once('/') {
-            Some((ns, name)) if entry.namespaced() => (Some(ns.to_owned()), name),
-            _ => (None, path),
-        };
-        let w = WriteContext {
-            namespace,
-            manager: MANAGER.into(),
-            ..WriteContext::default()
-        };
-        match rest.delete(&w, name, &DeleteOptions::default()).await {
-            Ok(Deleted::Removed(_)) | Err(Error::NotFound { .. }) => {}
-            Ok(Deleted::Pending { .. }) => remaining += 1,
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(remaining)
+    Ok(deleted.pending)
 }

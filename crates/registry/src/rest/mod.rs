@@ -148,6 +148,17 @@ pub enum Deleted {
     },
 }
 
+/// What a delete of a collection did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeletedCollection {
+    /// Each object deleted (as it was) or being deleted (as it is now), in key order.
+    pub items: Vec<Value>,
+    /// The revision the collection was read at.
+    pub revision: i64,
+    /// How many of them are still there, being deleted (finalizers or grace pending).
+    pub pending: usize,
+}
+
 /// The REST store of one entry, over one store and the registry snapshot of the request.
 #[derive(Clone, Copy)]
 pub struct RestStore<'a> {
@@ -673,6 +684,77 @@ impl<'a> RestStore<'a> {
             self.resource(),
             name,
         ))
+    }
+
+    /// DELETE of a collection (kube's `DeleteCollection`): every object under `w.namespace`
+    /// (every namespace when `None`) that `selected` keeps, each deleted as a single delete
+    /// would be; one gone or changed meanwhile is skipped. Without `selected` nothing is
+    /// decoded up front (the names come from the keys). The objects deleted or now being
+    /// deleted, and the revision the collection was read at.
+    pub async fn delete_collection(
+        &self,
+        w: &WriteContext,
+        opts: &DeleteOptions,
+        selected: Option<&(dyn Fn(&Value) -> bool + Send + Sync)>,
+    ) -> Result<DeletedCollection> {
+        let prefix = self.entry.collection_prefix(w.namespace.as_deref());
+        let listed = self
+            .store
+            .range(kapi_storage::RangeRequest::prefix(prefix.as_bytes()))
+            .await?;
+        // (namespace, name) of each object to delete.
+        let mut targets: Vec<(Option<String>, String)> = Vec::new();
+        match selected {
+            None => {
+                let all = self.entry.collection_prefix(None);
+                for kv in &listed.kvs {
+                    let Some(path) = std::str::from_utf8(&kv.key)
+                        .ok()
+                        .and_then(|k| k.strip_prefix(&all))
+                    else {
+                        continue;
+                    };
+                    targets.push(match path.split_once('/') {
+                        Some((ns, name)) if self.entry.namespaced() => {
+                            (Some(ns.to_owned()), name.to_owned())
+                        }
+                        _ => (None, path.to_owned()),
+                    });
+                }
+            }
+            Some(keep) => {
+                let values: Vec<&[u8]> = listed.kvs.iter().map(|kv| kv.value.as_slice()).collect();
+                for obj in self.entry.codec.decode_stored_many(&values).await? {
+                    if keep(&obj) {
+                        let ns = meta::namespace(&obj);
+                        let ns = (self.entry.namespaced() && !ns.is_empty()).then(|| ns.to_owned());
+                        targets.push((ns, meta::name(&obj).to_owned()));
+                    }
+                }
+            }
+        }
+        let mut items = Vec::with_capacity(targets.len());
+        let mut pending = 0;
+        for (namespace, name) in targets {
+            let one = WriteContext {
+                namespace,
+                ..w.clone()
+            };
+            match self.delete(&one, &name, opts).await {
+                Ok(Deleted::Removed(obj)) => items.push(obj),
+                Ok(Deleted::Pending { object, .. }) => {
+                    pending += 1;
+                    items.push(object);
+                }
+                Err(Error::NotFound { .. } | Error::Conflict { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(DeletedCollection {
+            items,
+            revision: listed.revision,
+            pending,
+        })
     }
 
     fn check_preconditions(&self, opts: &DeleteOptions, obj: &Value, name: &str) -> Result<()> {

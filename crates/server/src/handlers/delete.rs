@@ -5,7 +5,7 @@
 
 use super::Ctx;
 use super::body::read_limited;
-use super::list::{Filter, collect};
+use super::list::Filter;
 use crate::negotiate::{Media, negotiate_input};
 use crate::status::ApiError;
 use axum::body::Body;
@@ -87,32 +87,25 @@ pub async fn delete(ctx: &Ctx, body: Body) -> Response {
     }
 }
 
-/// DELETE of a collection: every selected object, each as a single delete (one that is
-/// gone or changed meanwhile is skipped); answers the list of deleted objects.
+/// DELETE of a collection: the REST store's delete_collection over the objects the
+/// label and field selectors keep; answers the list of deleted objects.
 pub async fn delete_collection(ctx: &Ctx, body: Body) -> Response {
     let result = async {
         let opts = options(ctx, body).await?;
         let filter = Filter::from_query(ctx)?;
-        let (items, list_meta) = collect(ctx, &filter).await?;
-        let mut deleted = Vec::new();
-        for obj in items {
-            let name = meta::name(&obj).to_owned();
-            let ns = meta::namespace(&obj).to_owned();
-            let w = delete_context(&opts, (!ns.is_empty()).then_some(ns));
-            match ctx.rest().delete(&w, &name, &opts).await {
-                Ok(Deleted::Pending { object, .. }) => deleted.push(object),
-                Ok(Deleted::Removed(_)) => deleted.push(obj),
-                Err(
-                    kapi_registry::Error::NotFound { .. } | kapi_registry::Error::Conflict { .. },
-                ) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok::<_, ApiError>((deleted, list_meta))
+        let w = delete_context(&opts, ctx.info.namespace.clone());
+        let keep = |obj: &Value| filter.matches(ctx, obj);
+        let selected: Option<&(dyn Fn(&Value) -> bool + Send + Sync)> =
+            (!filter.is_empty()).then_some(&keep);
+        Ok::<_, ApiError>(ctx.rest().delete_collection(&w, &opts, selected).await?)
     }
     .await;
     match result {
-        Ok((items, list_meta)) => ctx.writer.list(&ctx.entry, items, list_meta),
+        Ok(deleted) => ctx.writer.list(
+            &ctx.entry,
+            deleted.items,
+            json!({"resourceVersion": deleted.revision.to_string()}),
+        ),
         Err(e) => ctx.writer.error(e),
     }
 }
