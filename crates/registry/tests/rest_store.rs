@@ -5,8 +5,10 @@
 mod support;
 
 use kapi_registry::builtin::json_entries;
+use kapi_registry::cache::WatchCaches;
 use kapi_registry::entry::{Registry, RegistryTable, ResourceEntry};
-use kapi_registry::rest::options::{DeleteOptions, Propagation};
+use kapi_registry::rest::list::{Item, Selection};
+use kapi_registry::rest::options::{DeleteOptions, ListOptions, Propagation};
 use kapi_registry::rest::{Deleted, RestStore, UpdateFn, WriteContext};
 use kapi_registry::{Error, meta};
 use kapi_storage::{
@@ -142,6 +144,16 @@ impl Store for RacingStore {
     async fn current_revision(&self) -> StoreResult<i64> {
         self.inner.current_revision().await
     }
+}
+
+/// The names of listed items, in order.
+async fn names(rest: RestStore<'_>, items: Vec<Item>) -> Vec<String> {
+    rest.decode_items(items)
+        .await
+        .unwrap()
+        .iter()
+        .map(|o| meta::name(o).to_owned())
+        .collect()
 }
 
 mod cases {
@@ -434,6 +446,77 @@ mod cases {
         assert!(left.kvs.is_empty());
     }
 
+    /// A paged list reads every page at the first page's revision, with a continue token and
+    /// remainingItemCount; an object created meanwhile is not on the next page.
+    pub async fn a_paged_list_continues_at_one_revision(h: Harness) {
+        let rest = h.configmaps();
+        for name in ["a", "b", "c"] {
+            rest.create(&in_team(), configmap(name, "1")).await.unwrap();
+        }
+        let all = Selection::default();
+        let first_opts = ListOptions {
+            limit: 2,
+            ..ListOptions::default()
+        };
+        let first = rest
+            .list(None, Some("team"), &first_opts, &all, false)
+            .await
+            .unwrap();
+        assert_eq!(names(rest, first.items).await, vec!["a", "b"]);
+        assert_eq!(first.remaining_item_count, Some(1));
+        let token = first.continue_token.clone().expect("a continue token");
+        rest.create(&in_team(), configmap("d", "1")).await.unwrap();
+        let next_opts = ListOptions {
+            limit: 2,
+            continue_token: token,
+            ..ListOptions::default()
+        };
+        let next = rest
+            .list(None, Some("team"), &next_opts, &all, false)
+            .await
+            .unwrap();
+        assert_eq!(next.revision, first.revision);
+        assert_eq!(names(rest, next.items).await, vec!["c"]);
+        assert_eq!(next.continue_token, None);
+    }
+
+    /// A field label the kind does not have is 400, before anything is read.
+    pub async fn a_list_by_an_unknown_field_label_is_a_bad_request(h: Harness) {
+        let opts = ListOptions {
+            field_selector: "spec.color=red".into(),
+            ..ListOptions::default()
+        };
+        let err = Selection::new(&h.configmaps(), &opts, None).unwrap_err();
+        assert_eq!(
+            err,
+            Error::BadRequest("field label not supported: spec.color".into())
+        );
+    }
+
+    /// resourceVersion=0 is answered from the watch cache (R2.x), selectors applied.
+    pub async fn a_list_at_resource_version_zero_comes_from_the_watch_cache(h: Harness) {
+        let rest = h.configmaps();
+        let caches = WatchCaches::new(h.store.clone());
+        let mut labelled = configmap("a", "1");
+        labelled["metadata"]["labels"] = json!({"app": "web"});
+        rest.create(&in_team(), labelled).await.unwrap();
+        rest.create(&in_team(), configmap("b", "1")).await.unwrap();
+        let opts = ListOptions {
+            resource_version: "0".into(),
+            label_selector: "app=web".into(),
+            ..ListOptions::default()
+        };
+        let selection = Selection::new(&rest, &opts, None).unwrap();
+        let page = rest
+            .list(Some(&caches), Some("team"), &opts, &selection, false)
+            .await
+            .unwrap();
+        assert_eq!(names(rest, page.items).await, vec!["a"]);
+        let cacher = caches.all();
+        assert_eq!(cacher.len(), 1, "the list loaded the resource's cache");
+        assert_eq!(page.revision, cacher[0].revision());
+    }
+
     /// A namespace being deleted stays (Terminating) while `spec.finalizers` holds it.
     pub async fn a_deleted_namespace_stays_terminating_until_finalized(h: Harness) {
         let rest = h.rest("", "v1", "namespaces");
@@ -473,4 +556,7 @@ backend_suite!(
     a_deleted_namespace_stays_terminating_until_finalized,
     a_delete_collection_deletes_the_selected_objects_and_counts_those_pending,
     a_delete_collection_without_a_selector_empties_the_namespace,
+    a_paged_list_continues_at_one_revision,
+    a_list_by_an_unknown_field_label_is_a_bad_request,
+    a_list_at_resource_version_zero_comes_from_the_watch_cache,
 );

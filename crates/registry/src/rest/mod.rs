@@ -7,6 +7,7 @@
 //! validate, compare-and-swap, and on a lost race read again and recompute. Delete honours
 //! preconditions, finalizers, propagation and grace periods.
 
+pub mod list;
 pub mod namespace;
 pub mod options;
 

@@ -3,7 +3,7 @@
 //! selectors, timeoutSeconds, and an end on server shutdown.
 
 use super::Ctx;
-use super::list::{Filter, collect};
+use super::list::{Filter, collect_initial};
 use crate::negotiate::Media;
 use crate::respond::encode_text;
 use crate::status::ApiError;
@@ -37,16 +37,7 @@ async fn start_point(ctx: &Ctx, filter: &Filter) -> Result<Start, ApiError> {
         None => rv.is_empty() || rv == "0",
     };
     if send_initial {
-        let mut list_ctx = Ctx::for_object(ctx, ctx.info.namespace.clone(), String::new());
-        list_ctx.query = ctx.query.clone();
-        list_ctx.query.0.remove("limit");
-        list_ctx.query.0.remove("continue");
-        list_ctx.query.0.remove("resourceVersion");
-        let (items, list_meta) = collect(&list_ctx, filter).await?;
-        let revision = list_meta["resourceVersion"]
-            .as_str()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
+        let (items, revision) = collect_initial(ctx, filter).await?;
         let explicit = filter.opts.send_initial_events.is_some();
         return Ok(Start {
             initial: items,
