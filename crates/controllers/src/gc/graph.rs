@@ -1,0 +1,282 @@
+//! The garbage collector's graph (kube-controller-manager's GC `uidToNode`): every object
+//! seen, by uid, with its owner references, whether it is being deleted and with which
+//! finalizers, and the reverse index owner → dependents. It is rebuilt from lists when the
+//! collector starts and kept current from the watch caches' events.
+
+use serde::Deserialize;
+use std::collections::{BTreeSet, HashMap};
+
+/// The finalizer of a Foreground deletion.
+pub const FOREGROUND: &str = "foregroundDeletion";
+/// The finalizer of an Orphan deletion.
+pub const ORPHAN: &str = "orphan";
+
+/// One `metadata.ownerReferences` entry.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerRef {
+    /// The owner's apiVersion.
+    #[serde(default)]
+    pub api_version: String,
+    /// The owner's kind.
+    #[serde(default)]
+    pub kind: String,
+    /// The owner's name.
+    #[serde(default)]
+    pub name: String,
+    /// The owner's uid.
+    #[serde(default)]
+    pub uid: String,
+    /// Whether the owner's Foreground deletion waits for this dependent.
+    #[serde(default)]
+    pub block_owner_deletion: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Meta {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    namespace: String,
+    #[serde(default)]
+    uid: String,
+    #[serde(default)]
+    deletion_timestamp: Option<String>,
+    #[serde(default)]
+    finalizers: Vec<String>,
+    #[serde(default)]
+    owner_references: Vec<OwnerRef>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Stored {
+    #[serde(default)]
+    metadata: Meta,
+}
+
+/// An object as the collector sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    /// The storage prefix of its resource (every version of a resource shares it).
+    pub prefix: String,
+    /// Its namespace ("" for cluster-scoped objects).
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+    /// Its uid.
+    pub uid: String,
+    /// Its owners.
+    pub owners: Vec<OwnerRef>,
+    /// Whether it has a deletionTimestamp.
+    pub deleting: bool,
+    /// Its finalizers.
+    pub finalizers: Vec<String>,
+}
+
+impl Node {
+    /// The node of a stored object (metadata read from its stored JSON), if it has a uid.
+    pub fn from_stored(prefix: &str, bytes: &[u8]) -> Option<Node> {
+        let stored: Stored = serde_json::from_slice(bytes).ok()?;
+        let m = stored.metadata;
+        (!m.uid.is_empty()).then(|| Node {
+            prefix: prefix.to_owned(),
+            namespace: m.namespace,
+            name: m.name,
+            uid: m.uid,
+            owners: m.owner_references,
+            deleting: m.deletion_timestamp.is_some(),
+            finalizers: m.finalizers,
+        })
+    }
+
+    /// Whether it has `finalizer`.
+    pub fn has_finalizer(&self, finalizer: &str) -> bool {
+        self.finalizers.iter().any(|f| f == finalizer)
+    }
+
+    /// Being deleted in the Foreground: it waits for its blocking dependents.
+    pub fn waits_for_dependents(&self) -> bool {
+        self.deleting && self.has_finalizer(FOREGROUND)
+    }
+
+    /// Being deleted with Orphan: its dependents lose their references to it first.
+    pub fn orphans_dependents(&self) -> bool {
+        self.deleting && self.has_finalizer(ORPHAN)
+    }
+}
+
+/// Every object seen, and who owns whom.
+#[derive(Debug, Default)]
+pub struct Graph {
+    nodes: HashMap<String, Node>,
+    /// owner uid → dependent uids (owners need not be in `nodes`).
+    dependents: HashMap<String, BTreeSet<String>>,
+}
+
+impl Graph {
+    /// The node of `uid`.
+    pub fn get(&self, uid: &str) -> Option<&Node> {
+        self.nodes.get(uid)
+    }
+
+    /// Objects in the graph.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the graph is empty.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The dependents of `uid`.
+    pub fn dependents_of(&self, uid: &str) -> Vec<&Node> {
+        self.dependents
+            .get(uid)
+            .into_iter()
+            .flatten()
+            .filter_map(|d| self.nodes.get(d))
+            .collect()
+    }
+
+    /// The dependents of `uid` whose reference to it blocks its Foreground deletion.
+    pub fn blocking_dependents_of(&self, uid: &str) -> Vec<&Node> {
+        self.dependents_of(uid)
+            .into_iter()
+            .filter(|d| {
+                d.owners
+                    .iter()
+                    .any(|o| o.uid == uid && o.block_owner_deletion == Some(true))
+            })
+            .collect()
+    }
+
+    /// Adds or replaces `node`; the uids to look at because of the change.
+    pub fn upsert(&mut self, node: Node) -> Vec<String> {
+        let uid = node.uid.clone();
+        let old = self.nodes.insert(uid.clone(), node.clone());
+        if let Some(old) = &old {
+            for o in &old.owners {
+                if let Some(set) = self.dependents.get_mut(&o.uid) {
+                    set.remove(&uid);
+                }
+            }
+        }
+        for o in &node.owners {
+            self.dependents
+                .entry(o.uid.clone())
+                .or_default()
+                .insert(uid.clone());
+        }
+        let mut work = Vec::new();
+        // Its owners may be gone (a dangling reference), or it is being deleted itself.
+        if !node.owners.is_empty() || node.waits_for_dependents() || node.orphans_dependents() {
+            work.push(uid.clone());
+        }
+        // An owner waiting for its dependents looks again when one of them changes.
+        for o in &node.owners {
+            if self.nodes.get(&o.uid).is_some_and(Node::waits_for_dependents) {
+                work.push(o.uid.clone());
+            }
+        }
+        // Dependents seen before their owner re-check it now that it is here.
+        if old.is_none() {
+            work.extend(self.dependents.get(&uid).into_iter().flatten().cloned());
+        }
+        work
+    }
+
+    /// Removes the object `uid`; the uids to look at: its dependents (their owner is gone)
+    /// and its owners that wait for their dependents.
+    pub fn remove(&mut self, uid: &str) -> Vec<String> {
+        let Some(node) = self.nodes.remove(uid) else {
+            return Vec::new();
+        };
+        let mut work: Vec<String> = self
+            .dependents
+            .get(uid)
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        for o in &node.owners {
+            if let Some(set) = self.dependents.get_mut(&o.uid) {
+                set.remove(uid);
+                if set.is_empty() {
+                    self.dependents.remove(&o.uid);
+                }
+            }
+            if self.nodes.get(&o.uid).is_some_and(Node::waits_for_dependents) {
+                work.push(o.uid.clone());
+            }
+        }
+        work
+    }
+
+    /// Every node that needs a look when the collector starts.
+    pub fn initial_work(&self) -> Vec<String> {
+        self.nodes
+            .values()
+            .filter(|n| !n.owners.is_empty() || n.waits_for_dependents() || n.orphans_dependents())
+            .map(|n| n.uid.clone())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(uid: &str, owners: &[(&str, bool)]) -> Node {
+        Node {
+            prefix: "/registry/configmaps".into(),
+            namespace: "default".into(),
+            name: uid.into(),
+            uid: uid.into(),
+            owners: owners
+                .iter()
+                .map(|(o, block)| OwnerRef {
+                    api_version: "v1".into(),
+                    kind: "ConfigMap".into(),
+                    name: (*o).into(),
+                    uid: (*o).into(),
+                    block_owner_deletion: Some(*block),
+                })
+                .collect(),
+            deleting: false,
+            finalizers: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_node_is_read_from_stored_json_metadata() {
+        let bytes = br#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","uid":"u1","deletionTimestamp":"2026-01-01T00:00:00Z","finalizers":["orphan"],"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"u0","blockOwnerDeletion":true}]}}"#;
+        let n = Node::from_stored("/registry/configmaps", bytes).unwrap();
+        assert_eq!((n.namespace.as_str(), n.name.as_str()), ("ns", "c"));
+        assert!(n.orphans_dependents());
+        assert_eq!(n.owners[0].uid, "u0");
+        assert_eq!(n.owners[0].block_owner_deletion, Some(true));
+    }
+
+    #[test]
+    fn removing_an_owner_hands_its_dependents_to_the_collector() {
+        let mut g = Graph::default();
+        g.upsert(node("owner", &[]));
+        g.upsert(node("a", &[("owner", false)]));
+        g.upsert(node("b", &[("owner", true)]));
+        assert_eq!(g.dependents_of("owner").len(), 2);
+        assert_eq!(g.blocking_dependents_of("owner").len(), 1);
+        let mut work = g.remove("owner");
+        work.sort();
+        assert_eq!(work, vec!["a".to_owned(), "b".to_owned()]);
+    }
+
+    #[test]
+    fn a_dependent_that_drops_its_owner_leaves_the_reverse_index() {
+        let mut g = Graph::default();
+        g.upsert(node("a", &[("owner", true)]));
+        g.upsert(node("a", &[]));
+        assert!(g.dependents_of("owner").is_empty());
+    }
+}
