@@ -9,7 +9,10 @@
 use crate::context::Context;
 use crate::leader::{Elector, LeaseTiming};
 use kapi_registry::Error;
-use kapi_registry::cache::{CacheMessage, Cacher};
+use futures::StreamExt;
+use futures::stream::{BoxStream, SelectAll};
+use kapi_registry::cache::{CacheMessage, Cacher, Subscription};
+use kapi_storage::KeyValue;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,16 +49,48 @@ pub trait Reconciler: Send + Sync + 'static {
 
     /// The storage prefix whose changes enqueue keys (ends in `/`); `None` while the
     /// registry does not serve the resource.
-    fn watched_prefix(&self, ctx: &Context) -> Option<String>;
+    fn watched_prefix(&self, _ctx: &Context) -> Option<String> {
+        None
+    }
+
+    /// Every storage prefix followed; by default [`Reconciler::watched_prefix`]'s. Asked
+    /// again every second, so a prefix that appears (a CRD now served) is followed from then.
+    fn watched_prefixes(&self, ctx: &Context) -> Vec<String> {
+        self.watched_prefix(ctx).into_iter().collect()
+    }
 
     /// The key of the object at a storage key (e.g. a namespace's name), if it is one.
-    fn key_of(&self, storage_key: &[u8]) -> Option<String>;
+    fn key_of(&self, _storage_key: &[u8]) -> Option<String> {
+        None
+    }
 
     /// Other keys a change of `key` makes worth another look (a CRD whose names another
     /// CRD of its group held); `cache` holds the resource's current objects.
     fn related_keys(&self, _key: &str, _cache: &Cacher) -> Vec<String> {
         Vec::new()
     }
+
+    /// The keys to reconcile for a stored object under `prefix`: one listed (`previous`
+    /// None), changed, or deleted (`current` None). By default its key and related keys.
+    fn observe(
+        &self,
+        _prefix: &str,
+        storage_key: &[u8],
+        _current: Option<&KeyValue>,
+        _previous: Option<&KeyValue>,
+        cache: &Cacher,
+    ) -> Vec<String> {
+        let Some(key) = self.key_of(storage_key) else {
+            return Vec::new();
+        };
+        let mut keys = self.related_keys(&key, cache);
+        keys.push(key);
+        keys
+    }
+
+    /// Called before every full list (at start, and when a change stream broke): state
+    /// built from earlier lists is to be dropped.
+    fn restart(&self) {}
 
     /// Brings the object of `key` to where it should be.
     async fn reconcile(&self, ctx: &Context, key: &str) -> Result<Action, Error>;
@@ -69,6 +104,8 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 const CACHE_TIMEOUT: Duration = Duration::from_secs(10);
 /// The pause before listing again after the change stream broke or a list failed.
 const RELIST_PAUSE: Duration = Duration::from_millis(100);
+/// How often the followed prefixes are asked for again.
+const PREFIX_REFRESH: Duration = Duration::from_secs(1);
 
 /// Keys waiting, each once, with the time it is due.
 #[derive(Default)]
@@ -178,37 +215,84 @@ async fn lead_and_run(
     }
 }
 
-/// Lists and follows the watched resource, reconciling keys as they come, for ever.
+/// The change streams of the followed prefixes, merged.
+type Changes = SelectAll<BoxStream<'static, (String, CacheMessage)>>;
+
+/// One followed prefix: its cache, and its changes as a stream.
+fn changes_of(prefix: String, sub: Subscription) -> BoxStream<'static, (String, CacheMessage)> {
+    futures::stream::unfold((prefix, sub), |(prefix, mut sub)| async move {
+        let msg = sub.next().await;
+        Some(((prefix.clone(), msg), (prefix, sub)))
+    })
+    .boxed()
+}
+
+/// Everything a run follows: the caches by prefix and their merged changes.
+#[derive(Default)]
+struct Followed {
+    caches: BTreeMap<String, Arc<Cacher>>,
+    changes: Changes,
+}
+
+impl Followed {
+    /// Starts following `prefix`: lists its cache and subscribes from the list's revision;
+    /// the keys the listed objects ask for. None while the cache cannot be had.
+    async fn follow(
+        &mut self,
+        ctx: &Context,
+        reconciler: &dyn Reconciler,
+        prefix: &str,
+    ) -> Option<Vec<String>> {
+        let cacher = match ctx.caches.get(prefix, CACHE_TIMEOUT).await {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(controller = reconciler.name(), error = %e, "cannot watch; retrying");
+                return None;
+            }
+        };
+        let (listed, revision) = cacher.list(prefix);
+        // None while the cache reloads after its store watch broke.
+        let sub = cacher.subscribe(revision)?;
+        let keys = listed
+            .iter()
+            .flat_map(|kv| reconciler.observe(prefix, &kv.key, Some(kv), None, &cacher))
+            .collect();
+        self.changes.push(changes_of(prefix.to_owned(), sub));
+        self.caches.insert(prefix.to_owned(), cacher);
+        Some(keys)
+    }
+}
+
+/// Lists and follows the watched resources, reconciling keys as they come, for ever.
 async fn run(ctx: &Context, reconciler: &dyn Reconciler, passed: &watch::Sender<bool>) {
     let name = reconciler.name();
     loop {
-        let Some(prefix) = reconciler.watched_prefix(ctx) else {
+        reconciler.restart();
+        let prefixes = reconciler.watched_prefixes(ctx);
+        if prefixes.is_empty() {
             tokio::time::sleep(Duration::from_secs(1)).await;
             continue;
-        };
-        let cacher = match ctx.caches.get(&prefix, CACHE_TIMEOUT).await {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::warn!(controller = name, error = %e, "cannot watch; retrying");
-                tokio::time::sleep(RELIST_PAUSE).await;
-                continue;
+        }
+        let mut followed = Followed::default();
+        let mut queue = WorkQueue::default();
+        let mut first = BTreeSet::new();
+        let mut complete = true;
+        for prefix in &prefixes {
+            match followed.follow(ctx, reconciler, prefix).await {
+                Some(keys) => first.extend(keys),
+                None => complete = false,
             }
-        };
-        let (listed, revision) = cacher.list(&prefix);
-        let Some(mut changes) = cacher.subscribe(revision) else {
-            // The cache is reloading after its store watch broke.
+        }
+        if !complete {
             tokio::time::sleep(RELIST_PAUSE).await;
             continue;
-        };
-        let mut queue = WorkQueue::default();
-        let mut first: BTreeSet<String> = listed
-            .iter()
-            .filter_map(|kv| reconciler.key_of(&kv.key))
-            .collect();
+        }
         first
             .iter()
             .for_each(|k| queue.add(k.clone(), Instant::now()));
-        // Until the change stream breaks: then list everything again.
+        let mut refresh = tokio::time::interval(PREFIX_REFRESH);
+        refresh.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // Until a change stream breaks: then list everything again.
         loop {
             if first.is_empty() && !*passed.borrow() {
                 ctx.hooks.mark_started(reconciler.hook());
@@ -217,17 +301,31 @@ async fn run(ctx: &Context, reconciler: &dyn Reconciler, passed: &watch::Sender<
             let next = queue.first();
             let wait = next.as_ref().map(|(_, at)| *at);
             tokio::select! {
-                msg = changes.next() => match msg {
+                Some((prefix, msg)) = followed.changes.next() => match msg {
                     CacheMessage::Event(ev) => {
-                        if let Some(key) = reconciler.key_of(&ev.key) {
-                            for related in reconciler.related_keys(&key, &cacher) {
-                                queue.add(related, Instant::now());
-                            }
-                            queue.add(key, Instant::now());
-                        }
+                        let Some(cache) = followed.caches.get(&prefix) else { continue };
+                        let keys = reconciler.observe(
+                            &prefix,
+                            &ev.key,
+                            ev.current.as_ref(),
+                            ev.previous.as_ref(),
+                            cache,
+                        );
+                        keys.into_iter().for_each(|k| queue.add(k, Instant::now()));
                     }
                     CacheMessage::Progress(_) => {}
                     CacheMessage::Lagged(_) | CacheMessage::Closed(_) => break,
+                },
+                _ = refresh.tick() => {
+                    // Resources that appeared (a CRD now served) are followed from now on.
+                    for prefix in reconciler.watched_prefixes(ctx) {
+                        if followed.caches.contains_key(&prefix) {
+                            continue;
+                        }
+                        if let Some(keys) = followed.follow(ctx, reconciler, &prefix).await {
+                            keys.into_iter().for_each(|k| queue.add(k, Instant::now()));
+                        }
+                    }
                 },
                 () = sleep_until(wait) => {
                     let Some((key, _)) = next else { continue };
