@@ -2,16 +2,17 @@
 //! runtime ([`runtime`], kube-runtime's shape): the CRD controller ([`crd`]: names,
 //! Established, serving the CRD's versions, deleting its objects before it goes), the
 //! namespace controller ([`namespace`]) and the storage-version-migration controller
-//! ([`migration`]). Every controller reads its resource through the watch cache, writes
+//! ([`migration`]) and the garbage collector ([`gc`]). Every controller reads its resource through the watch cache, writes
 //! through the REST store (`kapi_registry::rest`, so strategies, validation and
 //! resourceVersions apply), reconciles everything when it starts, and stops on shutdown.
-//! With several kapi processes on one etcd, the namespace and migration controllers run in
-//! one process at a time, elected through a Lease ([`leader`]); the CRD controller runs in
+//! With several kapi processes on one etcd, the namespace, migration and garbage-collector
+//! controllers run in one process at a time, each elected through a Lease ([`leader`]); the CRD controller runs in
 //! every process, since each serves the CRDs itself (as every kube-apiserver runs its
 //! apiextensions controllers).
 
 pub mod context;
 pub mod crd;
+pub mod gc;
 pub mod leader;
 pub mod migration;
 pub mod namespace;
@@ -24,19 +25,113 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// How the controllers of one process are run.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ControllerOptions {
     /// Leader election for the elected controllers (several kapi on one etcd); `None` runs
     /// them all in this process (the embedded store belongs to one process).
     pub election: Option<LeaseTiming>,
+    /// Which of the optional controllers run ([`Selection`], kube's `--controllers`).
+    pub controllers: Selection,
+}
+
+impl Default for ControllerOptions {
+    fn default() -> Self {
+        Self {
+            election: None,
+            controllers: Selection::all(),
+        }
+    }
+}
+
+/// The controllers `--controllers` can turn off, kube-controller-manager's names first and
+/// their older aliases after. The CRD controller is the API server's own and always runs.
+pub const OPTIONAL: [(&str, &[&str]); 3] = [
+    (namespace::NAME, &["namespace"]),
+    (gc::NAME, &["garbagecollector", "garbage-collector"]),
+    (migration::NAME, &["storage-version-migrator"]),
+];
+
+/// A `--controllers` list as kube-controller-manager reads it: `*` turns on every
+/// controller, `foo` turns on foo, `-foo` turns it off; one not named is off unless `*` is
+/// there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    all: bool,
+    on: Vec<&'static str>,
+    off: Vec<&'static str>,
+}
+
+/// A `--controllers` entry that names no controller.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a known controller; known controllers: {known}", known = known_names())]
+pub struct UnknownController(pub String);
+
+fn known_names() -> String {
+    OPTIONAL
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn canonical(name: &str) -> Option<&'static str> {
+    OPTIONAL
+        .iter()
+        .find(|(n, aliases)| *n == name || aliases.contains(&name))
+        .map(|(n, _)| *n)
+}
+
+impl Selection {
+    /// Every controller (`*`).
+    pub fn all() -> Self {
+        Self {
+            all: true,
+            on: Vec::new(),
+            off: Vec::new(),
+        }
+    }
+
+    /// Parses the entries of `--controllers` (already split at commas).
+    pub fn parse<'a>(
+        entries: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Self, UnknownController> {
+        let mut s = Self {
+            all: false,
+            on: Vec::new(),
+            off: Vec::new(),
+        };
+        for entry in entries.into_iter().map(str::trim).filter(|e| !e.is_empty()) {
+            if entry == "*" {
+                s.all = true;
+                continue;
+            }
+            let (off, name) = match entry.strip_prefix('-') {
+                Some(n) => (true, n),
+                None => (false, entry),
+            };
+            let name = canonical(name).ok_or_else(|| UnknownController(name.to_owned()))?;
+            if off {
+                s.off.push(name)
+            } else {
+                s.on.push(name)
+            }
+        }
+        Ok(s)
+    }
+
+    /// Whether the controller `name` runs.
+    pub fn enabled(&self, name: &str) -> bool {
+        !self.off.contains(&name) && (self.all || self.on.contains(&name))
+    }
 }
 
 /// How long start-up waits for the CRD controller's first pass (the stored CRDs served)
 /// before serving anyway; the controller goes on in the background.
 const CRD_FIRST_PASS: Duration = Duration::from_secs(10);
 
-/// The post-start hooks the controllers mark, registered by [`start`].
-pub const HOOKS: [&str; 3] = [crd::HOOK, namespace::HOOK, migration::HOOK];
+/// The post-start hooks the controllers mark; [`start`] registers those of the controllers
+/// it runs.
+pub const HOOKS: [&str; 4] = [crd::HOOK, namespace::HOOK, gc::HOOK, migration::HOOK];
 
 /// Starts every controller. Returns once the CRD controller has reconciled the stored
 /// CRDs (at most [`CRD_FIRST_PASS`]), so a restarted kapi serves its custom resources from
@@ -45,25 +140,56 @@ pub async fn start(
     ctx: Arc<Context>,
     opts: &ControllerOptions,
 ) -> Vec<tokio::task::JoinHandle<()>> {
-    for hook in HOOKS {
-        ctx.hooks.register(hook);
-    }
+    ctx.hooks.register(crd::HOOK);
     let mut crds = runtime::spawn(ctx.clone(), Arc::new(crd::CrdController::new()), None);
-    let namespaces = runtime::spawn(
-        ctx.clone(),
+    let optional: [Arc<dyn runtime::Reconciler>; 3] = [
         Arc::new(namespace::NamespaceController),
-        opts.election,
-    );
-    let migrations = runtime::spawn(
-        ctx.clone(),
+        Arc::new(gc::GarbageCollector::new()),
         Arc::new(migration::MigrationController),
-        opts.election,
-    );
+    ];
+    let mut tasks = Vec::new();
+    for controller in optional {
+        if !opts.controllers.enabled(controller.name()) {
+            tracing::info!(controller = controller.name(), "disabled by --controllers");
+            continue;
+        }
+        ctx.hooks.register(controller.hook());
+        tasks.push(runtime::spawn(ctx.clone(), controller, opts.election).task);
+    }
     if tokio::time::timeout(CRD_FIRST_PASS, crds.first_pass())
         .await
         .is_err()
     {
         tracing::warn!("the stored CRDs are not all served yet; going on in the background");
     }
-    vec![crds.task, namespaces.task, migrations.task]
+    tasks.push(crds.task);
+    tasks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn star_runs_every_controller_but_those_turned_off() {
+        let s = Selection::parse(["*", "-garbagecollector"]).unwrap();
+        assert!(s.enabled(namespace::NAME));
+        assert!(s.enabled(migration::NAME));
+        assert!(!s.enabled(gc::NAME));
+    }
+
+    #[test]
+    fn without_star_only_the_named_controllers_run() {
+        let s = Selection::parse(["namespace-controller"]).unwrap();
+        assert!(s.enabled(namespace::NAME));
+        assert!(!s.enabled(gc::NAME));
+        assert!(!s.enabled(migration::NAME));
+    }
+
+    #[test]
+    fn an_unknown_controller_is_refused_naming_the_known_ones() {
+        let err = Selection::parse(["*", "-replicaset"]).unwrap_err();
+        assert_eq!(err.0, "replicaset");
+        assert!(err.to_string().contains(gc::NAME), "{err}");
+    }
 }

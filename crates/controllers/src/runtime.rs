@@ -8,9 +8,9 @@
 
 use crate::context::Context;
 use crate::leader::{Elector, LeaseTiming};
-use kapi_registry::Error;
 use futures::StreamExt;
 use futures::stream::{BoxStream, SelectAll};
+use kapi_registry::Error;
 use kapi_registry::cache::{CacheMessage, Cacher, Subscription};
 use kapi_storage::KeyValue;
 use std::collections::{BTreeMap, BTreeSet};

@@ -12,7 +12,7 @@ use kapi_controllers::leader::{Elector, NAMESPACE};
 use kapi_controllers::{Context, ControllerOptions, LeaseTiming};
 use kapi_registry::cache::WatchCaches;
 use kapi_registry::entry::{Registry, RegistryTable, ResourceEntry};
-use kapi_registry::rest::options::DeleteOptions;
+use kapi_registry::rest::options::{DeleteOptions, Propagation};
 use kapi_registry::rest::{Deleted, RestStore, UpdateFn, WriteContext};
 use kapi_registry::{Error, meta};
 use kapi_storage::Store;
@@ -82,7 +82,14 @@ impl Process {
     }
 
     async fn start(&self, election: Option<LeaseTiming>) {
-        kapi_controllers::start(self.ctx.clone(), &ControllerOptions { election }).await;
+        kapi_controllers::start(
+            self.ctx.clone(),
+            &ControllerOptions {
+                election,
+                ..ControllerOptions::default()
+            },
+        )
+        .await;
     }
 
     async fn get(
@@ -201,6 +208,60 @@ const FAST: LeaseTiming = LeaseTiming {
 
 async fn lease(p: &Process, name: &str) -> Value {
     lease_if_any(p, name).await.expect("the lease exists")
+}
+
+/// An owner reference to `owner` (an object as stored).
+fn owner_ref(owner: &Value, block: bool) -> Value {
+    json!({"apiVersion": owner["apiVersion"], "kind": owner["kind"],
+        "name": owner["metadata"]["name"], "uid": owner["metadata"]["uid"],
+        "blockOwnerDeletion": block})
+}
+
+/// Creates the ConfigMap `name` in `default` with `owners` and `finalizers`.
+async fn configmap(p: &Process, name: &str, owners: &[Value], finalizers: &[&str]) -> Value {
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": name, "ownerReferences": owners, "finalizers": finalizers}});
+    p.resource("", "v1", "configmaps")
+        .rest()
+        .create(&in_default(), cm)
+        .await
+        .unwrap_or_else(|e| panic!("configmap {name}: {e}"))
+}
+
+fn in_default() -> WriteContext {
+    WriteContext {
+        namespace: Some("default".into()),
+        ..WriteContext::default()
+    }
+}
+
+async fn cm(p: &Process, name: &str) -> Option<Value> {
+    p.get("", "v1", "configmaps", Some("default"), name).await
+}
+
+async fn delete_cm(p: &Process, name: &str, propagation: Option<Propagation>) -> Deleted {
+    let opts = DeleteOptions {
+        propagation,
+        ..DeleteOptions::default()
+    };
+    p.resource("", "v1", "configmaps")
+        .rest()
+        .delete(&in_default(), name, &opts)
+        .await
+        .unwrap()
+}
+
+async fn release_finalizers(p: &Process, name: &str) {
+    let mut release = UpdateFn::new(|cur: Option<&Value>| {
+        let mut obj = cur.cloned().unwrap_or_default();
+        meta::set_meta(&mut obj, "finalizers", None);
+        Ok(obj)
+    });
+    p.resource("", "v1", "configmaps")
+        .rest()
+        .update(&in_default(), name, &mut release)
+        .await
+        .unwrap();
 }
 
 /// The holderIdentity of the namespace controller's lease.
@@ -342,6 +403,147 @@ mod cases {
         .await;
     }
 
+    /// Background (the default): the owner goes at once, its dependents after it.
+    pub async fn a_background_delete_collects_the_dependents(backend: Backend) {
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        let owner = configmap(&p, "owner", &[], &[]).await;
+        configmap(&p, "a", &[owner_ref(&owner, false)], &[]).await;
+        configmap(&p, "b", &[owner_ref(&owner, true)], &[]).await;
+        configmap(&p, "unrelated", &[], &[]).await;
+        assert!(matches!(
+            delete_cm(&p, "owner", None).await,
+            Deleted::Removed(_)
+        ));
+        eventually("the dependents to be collected", || async {
+            cm(&p, "a").await.is_none() && cm(&p, "b").await.is_none()
+        })
+        .await;
+        assert!(cm(&p, "unrelated").await.is_some());
+    }
+
+    /// Foreground: the owner waits for the dependents that block it, which wait for their
+    /// own finalizers; a dependent that does not block goes after the owner.
+    pub async fn a_foreground_delete_waits_for_blocking_dependents(backend: Backend) {
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        let owner = configmap(&p, "owner", &[], &[]).await;
+        configmap(
+            &p,
+            "held",
+            &[owner_ref(&owner, true)],
+            &["example.com/hold"],
+        )
+        .await;
+        configmap(&p, "loose", &[owner_ref(&owner, false)], &[]).await;
+        let deleted = delete_cm(&p, "owner", Some(Propagation::Foreground)).await;
+        assert!(matches!(deleted, Deleted::Pending { .. }), "{deleted:?}");
+        eventually("the blocking dependent to be deleting", || async {
+            cm(&p, "held")
+                .await
+                .is_some_and(|h| !meta::meta_str(&h, "deletionTimestamp").is_empty())
+        })
+        .await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let waiting = cm(&p, "owner").await.expect("the owner waits");
+        assert_eq!(
+            meta::finalizers(&waiting),
+            vec!["foregroundDeletion".to_owned()]
+        );
+        release_finalizers(&p, "held").await;
+        eventually("owner and dependents to go", || async {
+            cm(&p, "owner").await.is_none()
+                && cm(&p, "held").await.is_none()
+                && cm(&p, "loose").await.is_none()
+        })
+        .await;
+    }
+
+    /// Orphan: the dependents stay, without their reference to the owner.
+    pub async fn an_orphan_delete_keeps_the_dependents_without_the_reference(backend: Backend) {
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        let owner = configmap(&p, "owner", &[], &[]).await;
+        let other = configmap(&p, "other", &[], &[]).await;
+        configmap(&p, "a", &[owner_ref(&owner, true)], &[]).await;
+        configmap(
+            &p,
+            "b",
+            &[owner_ref(&owner, false), owner_ref(&other, false)],
+            &[],
+        )
+        .await;
+        delete_cm(&p, "owner", Some(Propagation::Orphan)).await;
+        eventually("the owner to go", || async {
+            cm(&p, "owner").await.is_none()
+        })
+        .await;
+        let a = cm(&p, "a").await.expect("a is orphaned, not deleted");
+        assert!(a["metadata"]["ownerReferences"].is_null(), "{a}");
+        let b = cm(&p, "b").await.expect("b stays");
+        assert_eq!(
+            b["metadata"]["ownerReferences"],
+            json!([owner_ref(&other, false)])
+        );
+    }
+
+    /// A cascade that happened while no collector ran (a kapi killed mid-way) finishes when
+    /// one starts: the graph is built from lists. A dependent keeping another owner only
+    /// loses the dangling reference; one of a kind nobody serves is kept.
+    pub async fn a_collector_that_starts_late_finishes_the_cascade(backend: Backend) {
+        let p = Process::new(&backend).await;
+        let owner = configmap(&p, "owner", &[], &[]).await;
+        let kept = configmap(&p, "kept", &[], &[]).await;
+        configmap(&p, "a", &[owner_ref(&owner, false)], &[]).await;
+        configmap(
+            &p,
+            "b",
+            &[owner_ref(&owner, false), owner_ref(&kept, false)],
+            &[],
+        )
+        .await;
+        let unknown = json!({"apiVersion": "example.com/v1", "kind": "Nothing",
+            "name": "x", "uid": "00000000-0000-0000-0000-000000000000"});
+        configmap(&p, "c", &[unknown], &[]).await;
+        delete_cm(&p, "owner", None).await;
+        p.start(None).await;
+        eventually("the dangling dependent to be collected", || async {
+            cm(&p, "a").await.is_none()
+        })
+        .await;
+        eventually("the dangling reference to be removed", || async {
+            cm(&p, "b").await.is_some_and(|b| {
+                b["metadata"]["ownerReferences"] == json!([owner_ref(&kept, false)])
+            })
+        })
+        .await;
+        assert!(
+            cm(&p, "c").await.is_some(),
+            "an unresolvable owner keeps its dependent"
+        );
+    }
+
+    /// A custom resource owns ConfigMaps: deleting it collects them (the CRD is served after
+    /// the collector started, and followed from then on).
+    pub async fn a_custom_resource_owning_configmaps_takes_them_along(backend: Backend) {
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        create_widgets_crd(&p).await;
+        wait_served(&p).await;
+        let owner = create_widget(&p, "owner", &[]).await.unwrap();
+        configmap(&p, "a", &[owner_ref(&owner, true)], &[]).await;
+        let (g, v, r) = WIDGETS;
+        p.resource(g, v, r)
+            .rest()
+            .delete(&in_default(), "owner", &DeleteOptions::default())
+            .await
+            .unwrap();
+        eventually("the widget's configmap to be collected", || async {
+            cm(&p, "a").await.is_none()
+        })
+        .await;
+    }
+
     pub async fn an_elected_controller_hands_over_when_its_leader_stops(backend: Backend) {
         let a = Process::new(&backend).await;
         let b = Process::new(&backend).await;
@@ -394,4 +596,9 @@ backend_suite!(
     a_crd_is_established_through_its_status_subresource,
     a_deleted_crd_refuses_creates_and_waits_for_its_objects_finalizers,
     an_elected_controller_hands_over_when_its_leader_stops,
+    a_background_delete_collects_the_dependents,
+    a_foreground_delete_waits_for_blocking_dependents,
+    an_orphan_delete_keeps_the_dependents_without_the_reference,
+    a_collector_that_starts_late_finishes_the_cascade,
+    a_custom_resource_owning_configmaps_takes_them_along,
 );

@@ -1,7 +1,7 @@
 //! `kapi serve`: start the API server.
 
 use kapi_apiextensions::webhook::{StaticServiceResolver, WebhookEnvironment};
-use kapi_controllers::{ControllerOptions, LeaseTiming};
+use kapi_controllers::{ControllerOptions, LeaseTiming, Selection};
 use kapi_registry::entry::Registry;
 use kapi_server::health::Health;
 use kapi_server::{BoxError, Server, ServerOptions};
@@ -56,6 +56,11 @@ pub struct ServeArgs {
     /// With etcd: how often the lease holder renews it and the others try to take it.
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     leader_elect_retry_period: Duration,
+    /// Controllers to run, as kube-controller-manager's flag: '*' runs all (namespace-controller,
+    /// garbage-collector-controller, storage-version-migrator-controller), 'foo' runs foo,
+    /// '-foo' does not. The CRD controller always runs.
+    #[arg(long, value_delimiter = ',', default_value = "*")]
+    controllers: Vec<String>,
 }
 
 /// Parses Go-style durations: `300ms`, `10s`, `5m`, `1h` (or bare seconds).
@@ -137,6 +142,7 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         );
         store
     };
+    let selection = Selection::parse(args.controllers.iter().map(String::as_str))?;
     let server = Server::bind_opening(opts, open, registry).await?;
     // The embedded store is one process's alone; on etcd other kapi may run too.
     let controllers = ControllerOptions {
@@ -144,6 +150,7 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
             duration: args.leader_elect_lease_duration,
             retry_period: args.leader_elect_retry_period,
         }),
+        controllers: selection,
     };
     kapi_controllers::start(controller_context(&server), &controllers).await;
     tracing::info!(

@@ -58,6 +58,8 @@ struct Stored {
 /// An object as the collector sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Node {
+    /// Its storage key.
+    pub key: Vec<u8>,
     /// The storage prefix of its resource (every version of a resource shares it).
     pub prefix: String,
     /// Its namespace ("" for cluster-scoped objects).
@@ -76,10 +78,20 @@ pub struct Node {
 
 impl Node {
     /// The node of a stored object (metadata read from its stored JSON), if it has a uid.
-    pub fn from_stored(prefix: &str, bytes: &[u8]) -> Option<Node> {
+    pub fn from_stored(prefix: &str, key: &[u8], bytes: &[u8]) -> Option<Node> {
         let stored: Stored = serde_json::from_slice(bytes).ok()?;
-        let m = stored.metadata;
+        Self::from_meta(prefix, key, stored.metadata)
+    }
+
+    /// The node of an object read through the REST store.
+    pub fn from_object(prefix: &str, key: &[u8], obj: &serde_json::Value) -> Option<Node> {
+        let meta: Meta = serde_json::from_value(obj.get("metadata")?.clone()).ok()?;
+        Self::from_meta(prefix, key, meta)
+    }
+
+    fn from_meta(prefix: &str, key: &[u8], m: Meta) -> Option<Node> {
         (!m.uid.is_empty()).then(|| Node {
+            key: key.to_owned(),
             prefix: prefix.to_owned(),
             namespace: m.namespace,
             name: m.name,
@@ -110,6 +122,8 @@ impl Node {
 #[derive(Debug, Default)]
 pub struct Graph {
     nodes: HashMap<String, Node>,
+    /// storage key → uid of the object stored there.
+    keys: HashMap<Vec<u8>, String>,
     /// owner uid → dependent uids (owners need not be in `nodes`).
     dependents: HashMap<String, BTreeSet<String>>,
 }
@@ -155,6 +169,13 @@ impl Graph {
     /// Adds or replaces `node`; the uids to look at because of the change.
     pub fn upsert(&mut self, node: Node) -> Vec<String> {
         let uid = node.uid.clone();
+        let mut work = Vec::new();
+        // Another object at the same key (deleted and created again) is gone.
+        if let Some(before) = self.keys.insert(node.key.clone(), uid.clone())
+            && before != uid
+        {
+            work.extend(self.remove_uid(&before));
+        }
         let old = self.nodes.insert(uid.clone(), node.clone());
         if let Some(old) = &old {
             for o in &old.owners {
@@ -169,14 +190,17 @@ impl Graph {
                 .or_default()
                 .insert(uid.clone());
         }
-        let mut work = Vec::new();
         // Its owners may be gone (a dangling reference), or it is being deleted itself.
         if !node.owners.is_empty() || node.waits_for_dependents() || node.orphans_dependents() {
             work.push(uid.clone());
         }
         // An owner waiting for its dependents looks again when one of them changes.
         for o in &node.owners {
-            if self.nodes.get(&o.uid).is_some_and(Node::waits_for_dependents) {
+            if self
+                .nodes
+                .get(&o.uid)
+                .is_some_and(Node::waits_for_dependents)
+            {
                 work.push(o.uid.clone());
             }
         }
@@ -187,9 +211,16 @@ impl Graph {
         work
     }
 
-    /// Removes the object `uid`; the uids to look at: its dependents (their owner is gone)
-    /// and its owners that wait for their dependents.
-    pub fn remove(&mut self, uid: &str) -> Vec<String> {
+    /// Removes the object stored at `key`; the uids to look at: its dependents (their
+    /// owner is gone) and its owners that wait for their dependents.
+    pub fn remove(&mut self, key: &[u8]) -> Vec<String> {
+        match self.keys.remove(key) {
+            Some(uid) => self.remove_uid(&uid),
+            None => Vec::new(),
+        }
+    }
+
+    fn remove_uid(&mut self, uid: &str) -> Vec<String> {
         let Some(node) = self.nodes.remove(uid) else {
             return Vec::new();
         };
@@ -207,7 +238,11 @@ impl Graph {
                     self.dependents.remove(&o.uid);
                 }
             }
-            if self.nodes.get(&o.uid).is_some_and(Node::waits_for_dependents) {
+            if self
+                .nodes
+                .get(&o.uid)
+                .is_some_and(Node::waits_for_dependents)
+            {
                 work.push(o.uid.clone());
             }
         }
@@ -230,6 +265,7 @@ mod tests {
 
     fn node(uid: &str, owners: &[(&str, bool)]) -> Node {
         Node {
+            key: format!("/registry/configmaps/default/{uid}").into_bytes(),
             prefix: "/registry/configmaps".into(),
             namespace: "default".into(),
             name: uid.into(),
@@ -252,7 +288,8 @@ mod tests {
     #[test]
     fn a_node_is_read_from_stored_json_metadata() {
         let bytes = br#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","uid":"u1","deletionTimestamp":"2026-01-01T00:00:00Z","finalizers":["orphan"],"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"u0","blockOwnerDeletion":true}]}}"#;
-        let n = Node::from_stored("/registry/configmaps", bytes).unwrap();
+        let n =
+            Node::from_stored("/registry/configmaps", b"/registry/configmaps/ns/c", bytes).unwrap();
         assert_eq!((n.namespace.as_str(), n.name.as_str()), ("ns", "c"));
         assert!(n.orphans_dependents());
         assert_eq!(n.owners[0].uid, "u0");
@@ -267,9 +304,21 @@ mod tests {
         g.upsert(node("b", &[("owner", true)]));
         assert_eq!(g.dependents_of("owner").len(), 2);
         assert_eq!(g.blocking_dependents_of("owner").len(), 1);
-        let mut work = g.remove("owner");
+        let mut work = g.remove(b"/registry/configmaps/default/owner");
         work.sort();
         assert_eq!(work, vec!["a".to_owned(), "b".to_owned()]);
+    }
+
+    #[test]
+    fn an_object_created_again_at_its_key_replaces_the_old_one() {
+        let mut g = Graph::default();
+        g.upsert(node("owner", &[]));
+        g.upsert(node("a", &[("owner", false)]));
+        let mut again = node("owner2", &[]);
+        again.key = node("owner", &[]).key;
+        let work = g.upsert(again);
+        assert!(g.get("owner").is_none());
+        assert_eq!(work, vec!["a".to_owned()]);
     }
 
     #[test]

@@ -27,8 +27,8 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The controller's name.
-pub const NAME: &str = "storage-version-migrator";
+/// The controller's name (kube-controller-manager's).
+pub const NAME: &str = "storage-version-migrator-controller";
 /// Its post-start hook.
 pub const HOOK: &str = "start-storage-version-migrator";
 /// Its lease when elected.
