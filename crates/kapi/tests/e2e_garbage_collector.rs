@@ -1,0 +1,161 @@
+//! The garbage collector end to end (issue 16, first step): ownerReferences made by the
+//! test, deleted with kubectl's `--cascade=background|foreground|orphan` and with the `kube`
+//! crate's DeleteParams, and a cascade left undone by a kapi running without the collector
+//! (`--controllers=*,-garbage-collector-controller`) finished by the next start.
+
+mod e2e_support;
+
+use e2e_support::Kapi;
+use kube::api::{Api, DeleteParams, PostParams};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// Creates the ConfigMap `name` with owner references to `owners` (kubectl apply).
+fn create_cm(kapi: &Kapi, name: &str, owners: &[(&Value, bool)], finalizers: &[&str]) -> Value {
+    let refs: Vec<Value> = owners
+        .iter()
+        .map(|(o, block)| {
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "name": o["metadata"]["name"],
+                "uid": o["metadata"]["uid"], "blockOwnerDeletion": block})
+        })
+        .collect();
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": "default", "ownerReferences": refs,
+            "finalizers": finalizers}});
+    let path = kapi.kubeconfig().with_file_name(format!("{name}.json"));
+    std::fs::write(&path, cm.to_string()).unwrap();
+    kapi.kubectl_ok(&["apply", "-f", path.to_str().unwrap()]);
+    get_cm(kapi, name).expect("created")
+}
+
+fn get_cm(kapi: &Kapi, name: &str) -> Option<Value> {
+    let out = kapi.kubectl(&["get", "configmap", name, "-o", "json"]);
+    out.status
+        .success()
+        .then(|| serde_json::from_slice(&out.stdout).unwrap())
+}
+
+async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn kubectl_delete_cascades_in_the_background_by_default() {
+    let kapi = Kapi::start().await;
+    let owner = create_cm(&kapi, "owner", &[], &[]);
+    create_cm(&kapi, "a", &[(&owner, false)], &[]);
+    create_cm(&kapi, "b", &[(&owner, true)], &[]);
+    kapi.kubectl_ok(&["delete", "configmap", "owner"]);
+    wait_until("the dependents to go", || {
+        get_cm(&kapi, "a").is_none() && get_cm(&kapi, "b").is_none()
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_foreground_owner_waits_for_a_dependent_with_a_finalizer() {
+    let kapi = Kapi::start().await;
+    let owner = create_cm(&kapi, "owner", &[], &[]);
+    create_cm(&kapi, "held", &[(&owner, true)], &["example.com/hold"]);
+    kapi.kubectl_ok(&[
+        "delete",
+        "configmap",
+        "owner",
+        "--cascade=foreground",
+        "--wait=false",
+    ]);
+    wait_until("the dependent to be deleting", || {
+        get_cm(&kapi, "held").is_some_and(|h| h["metadata"]["deletionTimestamp"].is_string())
+    })
+    .await;
+    let waiting = get_cm(&kapi, "owner").expect("the owner waits for its dependent");
+    assert_eq!(
+        waiting["metadata"]["finalizers"],
+        json!(["foregroundDeletion"])
+    );
+    assert!(waiting["metadata"]["deletionTimestamp"].is_string());
+    kapi.kubectl_ok(&[
+        "patch",
+        "configmap",
+        "held",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ]);
+    wait_until("owner and dependent to go", || {
+        get_cm(&kapi, "owner").is_none() && get_cm(&kapi, "held").is_none()
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_orphaning_delete_through_kube_rs_keeps_the_dependents() {
+    let kapi = Kapi::start().await;
+    let owner = create_cm(&kapi, "owner", &[], &[]);
+    create_cm(&kapi, "a", &[(&owner, true)], &[]);
+    let cms: Api<k8s_openapi::api::core::v1::ConfigMap> =
+        Api::namespaced(kapi.client().await, "default");
+    cms.delete("owner", &DeleteParams::orphan()).await.unwrap();
+    wait_until("the owner to go", || get_cm(&kapi, "owner").is_none()).await;
+    let a = cms.get("a").await.unwrap();
+    assert_eq!(a.metadata.owner_references, None, "{a:?}");
+    // A foreground delete through kube-rs goes through the same collector.
+    let mut parent = k8s_openapi::api::core::v1::ConfigMap::default();
+    parent.metadata.name = Some("parent".into());
+    let parent = cms.create(&PostParams::default(), &parent).await.unwrap();
+    let mut parent_json = serde_json::to_value(&parent).unwrap();
+    parent_json["apiVersion"] = json!("v1");
+    parent_json["kind"] = json!("ConfigMap");
+    create_cm(&kapi, "child", &[(&parent_json, true)], &[]);
+    cms.delete("parent", &DeleteParams::foreground())
+        .await
+        .unwrap();
+    wait_until("parent and child to go", || {
+        get_cm(&kapi, "parent").is_none() && get_cm(&kapi, "child").is_none()
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_cascade_left_by_a_kapi_without_the_collector_finishes_on_the_next_start() {
+    let kapi = Kapi::start_with(&["--controllers=*,-garbage-collector-controller"]).await;
+    let owner = create_cm(&kapi, "owner", &[], &[]);
+    create_cm(&kapi, "a", &[(&owner, false)], &[]);
+    kapi.kubectl_ok(&["delete", "configmap", "owner"]);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(get_cm(&kapi, "a").is_some(), "nobody collects it yet");
+    let dir = kapi.crash();
+    let kapi = Kapi::start_in(dir, &[]).await;
+    wait_until("the dependent to be collected", || {
+        get_cm(&kapi, "a").is_none()
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_unknown_controller_name_stops_kapi_serve_with_the_known_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kapi"))
+        .args([
+            "serve",
+            "--secure-port",
+            "0",
+            "--controllers",
+            "*,-replicaset",
+        ])
+        .arg("--data-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("\"replicaset\" is not a known controller"),
+        "{err}"
+    );
+    assert!(err.contains("garbage-collector-controller"), "{err}");
+}
