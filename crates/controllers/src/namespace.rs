@@ -1,6 +1,8 @@
 //! The namespace controller (kube-controller-manager's, the part API semantics need): a
 //! namespace with a deletionTimestamp has its content deleted through the REST layer (so
-//! finalizers and strategies apply), is looked at again while objects remain (their
+//! finalizers and strategies apply, and the garbage collector sees the deletions), says how
+//! far it got in upstream's five deletion conditions (`NamespaceContentRemaining`,
+//! `NamespaceFinalizersRemaining`, …), is looked at again while objects remain (their
 //! finalizers pending), and once empty loses its `kubernetes` finalizer through the
 //! `finalize` subresource, which deletes it. Restart-safe: every namespace is reconciled
 //! when the controller starts.
@@ -13,6 +15,7 @@ use kapi_registry::meta;
 use kapi_registry::rest::options::DeleteOptions;
 use kapi_registry::rest::{RestStore, UpdateFn, WriteContext};
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -75,9 +78,15 @@ impl Reconciler for NamespaceController {
         if meta::meta_str(&ns.object, "deletionTimestamp").is_empty() {
             return Ok(Action::Done);
         }
-        let remaining = delete_content(ctx, &table, name).await?;
-        if remaining > 0 {
-            tracing::debug!(namespace = name, remaining, "namespace content remaining");
+        let content = delete_content(ctx, &table, name).await;
+        write_conditions(&rest, name, &content).await?;
+        if let Some(failure) = content.failures.first() {
+            return Err(Error::internal(format!(
+                "deleting the content of namespace {name}: {failure}"
+            )));
+        }
+        if !content.remaining.is_empty() {
+            tracing::debug!(namespace = name, remaining = ?content.remaining, "namespace content remaining");
             return Ok(Action::Requeue(CONTENT_RECHECK));
         }
         let w = WriteContext {
@@ -101,13 +110,153 @@ impl Reconciler for NamespaceController {
     }
 }
 
+/// What deleting a namespace's content left: objects per resource, objects per finalizer,
+/// and the resources whose deletion failed.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Content {
+    /// `<resource>.<group>` → objects still there (being deleted).
+    pub remaining: BTreeMap<String, usize>,
+    /// finalizer → objects it holds.
+    pub finalizers: BTreeMap<String, usize>,
+    /// `<resource>.<group>: <error>` of each resource that could not be deleted.
+    pub failures: Vec<String>,
+}
+
+impl Content {
+    /// The namespace's deletion conditions, upstream's five in its order, saying this.
+    pub fn conditions(&self) -> Vec<(&'static str, bool, &'static str, String)> {
+        let counted = |m: &BTreeMap<String, usize>, what: &str| {
+            m.iter()
+                .map(|(k, n)| format!("{k} {what} {n} resource instances"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let failed = !self.failures.is_empty();
+        let remain = !self.remaining.is_empty();
+        let held = !self.finalizers.is_empty();
+        vec![
+            (
+                "NamespaceDeletionDiscoveryFailure",
+                false,
+                "ResourcesDiscovered",
+                "All resources successfully discovered".into(),
+            ),
+            (
+                "NamespaceDeletionGroupVersionParsingFailure",
+                false,
+                "ParsedGroupVersions",
+                "All legacy kube types successfully parsed".into(),
+            ),
+            if failed {
+                (
+                    "NamespaceDeletionContentFailure",
+                    true,
+                    "ContentDeletionFailed",
+                    format!(
+                        "Failed to delete all resource types, {} remaining: {}",
+                        self.failures.len(),
+                        self.failures.join(", ")
+                    ),
+                )
+            } else {
+                (
+                    "NamespaceDeletionContentFailure",
+                    false,
+                    "ContentDeleted",
+                    "All content successfully deleted, may be waiting on finalization".into(),
+                )
+            },
+            if remain {
+                (
+                    "NamespaceContentRemaining",
+                    true,
+                    "SomeResourcesRemain",
+                    format!(
+                        "Some resources are remaining: {}",
+                        counted(&self.remaining, "has")
+                    ),
+                )
+            } else {
+                (
+                    "NamespaceContentRemaining",
+                    false,
+                    "ContentRemoved",
+                    "All content successfully removed".into(),
+                )
+            },
+            if held {
+                (
+                    "NamespaceFinalizersRemaining",
+                    true,
+                    "SomeFinalizersRemain",
+                    format!(
+                        "Some content in the namespace has finalizers remaining: {}",
+                        counted(&self.finalizers, "in")
+                    ),
+                )
+            } else {
+                (
+                    "NamespaceFinalizersRemaining",
+                    false,
+                    "ContentHasNoFinalizers",
+                    "All content-preserving finalizers finished".into(),
+                )
+            },
+        ]
+    }
+}
+
+/// Writes the deletion conditions of `content` into the namespace's status (the `status`
+/// subresource); a condition keeps its lastTransitionTime while its status holds.
+async fn write_conditions(
+    rest: &RestStore<'_>,
+    name: &str,
+    content: &Content,
+) -> Result<(), Error> {
+    let conditions = content.conditions();
+    let w = WriteContext {
+        subresource: Some("status".into()),
+        manager: NAME.into(),
+        ..WriteContext::default()
+    };
+    let mut info = UpdateFn::new(|current: Option<&Value>| {
+        let mut ns = current.cloned().unwrap_or_default();
+        let old: Vec<Value> = meta::nested(&ns, &["status", "conditions"])
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let now = meta::now_rfc3339();
+        let fresh: Vec<Value> = conditions
+            .iter()
+            .map(|(kind, on, reason, message)| {
+                let status = if *on { "True" } else { "False" };
+                let since = old
+                    .iter()
+                    .find(|c| c["type"] == *kind && c["status"] == status)
+                    .map_or_else(|| json!(now), |c| c["lastTransitionTime"].clone());
+                json!({"type": kind, "status": status, "lastTransitionTime": since,
+                    "reason": reason, "message": message})
+            })
+            .collect();
+        if !ns["status"].is_object() {
+            ns["status"] = json!({});
+        }
+        ns["status"]["conditions"] = Value::Array(fresh);
+        Ok(ns)
+    });
+    match rest.update(&w, name, &mut info).await {
+        Ok(_) | Err(Error::NotFound { .. }) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 /// Deletes every object in `namespace`, one resource (storage prefix) at a time, through
-/// the REST layer; returns how many objects are still there (finalizers pending).
+/// the REST layer; what is left (finalizers pending, deletions that failed).
 async fn delete_content(
     ctx: &Context,
     table: &kapi_registry::entry::RegistryTable,
     namespace: &str,
-) -> Result<usize, Error> {
+) -> Content {
     let mut entries: Vec<&Arc<ResourceEntry>> =
         table.entries().filter(|e| e.namespaced()).collect();
     entries.sort_by_key(|e| (e.storage_prefix.clone(), e.version_priority));
@@ -117,13 +266,59 @@ async fn delete_content(
         manager: NAME.into(),
         ..WriteContext::default()
     };
-    let mut remaining = 0;
+    let mut content = Content::default();
     for entry in entries {
+        let resource = format!("{}.{}", entry.names.plural, entry.group);
         let rest = RestStore::new(ctx.store.as_ref(), table, entry);
-        let deleted = rest
+        match rest
             .delete_collection(&w, &DeleteOptions::default(), None)
-            .await?;
-        remaining += deleted.pending;
+            .await
+        {
+            Ok(deleted) if deleted.pending > 0 => {
+                content.remaining.insert(resource, deleted.pending);
+                let held = deleted
+                    .items
+                    .iter()
+                    .filter(|o| !meta::meta_str(o, "deletionTimestamp").is_empty());
+                for obj in held {
+                    for f in meta::finalizers(obj) {
+                        *content.finalizers.entry(f).or_default() += 1;
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(e) => content.failures.push(format!("{resource}: {e}")),
+        }
     }
-    Ok(remaining)
+    content
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remaining_content_and_finalizers_are_counted_in_upstreams_words() {
+        let content = Content {
+            remaining: [("configmaps.".to_owned(), 2)].into(),
+            finalizers: [("example.com/hold".to_owned(), 2)].into(),
+            failures: Vec::new(),
+        };
+        let conds = content.conditions();
+        assert_eq!(conds.len(), 5);
+        let (kind, on, reason, message) = &conds[3];
+        assert_eq!(
+            (*kind, *on, *reason),
+            ("NamespaceContentRemaining", true, "SomeResourcesRemain")
+        );
+        assert_eq!(
+            message,
+            "Some resources are remaining: configmaps. has 2 resource instances"
+        );
+        assert_eq!(
+            conds[4].3,
+            "Some content in the namespace has finalizers remaining: example.com/hold in 2 resource instances"
+        );
+        assert_eq!(conds[2].2, "ContentDeleted");
+    }
 }

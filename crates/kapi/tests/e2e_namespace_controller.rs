@@ -1,6 +1,7 @@
 //! The namespace controller on the controller runtime (issue 12): a deleted namespace is
-//! emptied through the REST layer (finalizers honoured) and removed once empty, and a
-//! namespace left Terminating by a restart is finished by the next start.
+//! emptied through the REST layer (finalizers honoured), says what remains in upstream's
+//! deletion conditions (issue 16), and is removed once empty; a namespace left Terminating by
+//! a restart is finished by the next start.
 
 mod e2e_support;
 
@@ -57,6 +58,52 @@ async fn a_namespace_stays_terminating_until_its_content_finalizers_are_gone() {
         r#"{"metadata":{"finalizers":null}}"#,
     ]);
     wait_gone(&kapi, "/api/v1/namespaces/t").await;
+}
+
+#[tokio::test]
+async fn a_terminating_namespace_says_what_content_and_finalizers_remain() {
+    let kapi = Kapi::start().await;
+    kapi.kubectl_ok(&["create", "namespace", "t"]);
+    create_cm(&kapi, "t", "held", Some("example.com/hold"));
+    kapi.kubectl_ok(&["delete", "namespace", "t", "--wait=false"]);
+    let condition = |ns: &serde_json::Value, kind: &str| {
+        ns["status"]["conditions"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["type"] == kind).cloned())
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let ns = loop {
+        let (_, ns) = status_of(&kapi, "/api/v1/namespaces/t").await;
+        if condition(&ns, "NamespaceFinalizersRemaining").is_some() {
+            break ns;
+        }
+        assert!(Instant::now() < deadline, "no deletion conditions: {ns}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let remaining = condition(&ns, "NamespaceContentRemaining").unwrap();
+    assert_eq!(remaining["status"], "True");
+    assert_eq!(remaining["reason"], "SomeResourcesRemain");
+    assert_eq!(
+        remaining["message"],
+        "Some resources are remaining: configmaps. has 1 resource instances"
+    );
+    let held = condition(&ns, "NamespaceFinalizersRemaining").unwrap();
+    assert_eq!(held["reason"], "SomeFinalizersRemain");
+    assert_eq!(
+        held["message"],
+        "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances"
+    );
+    let failure = condition(&ns, "NamespaceDeletionContentFailure").unwrap();
+    assert_eq!(
+        (&failure["status"], &failure["reason"]),
+        (&"False".into(), &"ContentDeleted".into())
+    );
+    // kubectl shows them as kube-apiserver's namespaces do.
+    let described = kapi.kubectl_ok(&["describe", "namespace", "t"]);
+    assert!(
+        described.contains("NamespaceContentRemaining"),
+        "{described}"
+    );
 }
 
 #[tokio::test]
