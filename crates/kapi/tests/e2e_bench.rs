@@ -155,3 +155,45 @@ async fn kapi_bench_custom_resource_mode_reports_benchwidget_rows_without_errors
         }
     }
 }
+
+#[tokio::test]
+async fn kapi_bench_times_background_and_foreground_cascades_until_all_is_gone() {
+    let kapi = Kapi::start().await;
+    let (_, rows) = run_bench(
+        &kapi,
+        &[
+            "--ops",
+            "1",
+            "--concurrency",
+            "1",
+            "--list-sizes",
+            "1",
+            "--list-repeats",
+            "1",
+            "--watchers",
+            "1",
+            "--watch-events",
+            "1",
+            "--cascade-dependents",
+            "40",
+            "--keep",
+        ],
+    );
+    for policy in ["background", "foreground"] {
+        let row = row(&rows, &format!("cascade delete 40 dependents ({policy})"), 1);
+        assert_eq!(row["errors"], 0, "{row}");
+        assert_eq!(row["count"], 1, "{row}");
+    }
+    // Timed until nothing was left: the namespace holds no ConfigMap of either cascade.
+    let left = kapi.kubectl_ok(&[
+        "get",
+        "configmaps",
+        "-n",
+        "kapi-bench-cascade",
+        "-l",
+        "cascade",
+        "-o",
+        "name",
+    ]);
+    assert_eq!(left.trim(), "", "{left}");
+}

@@ -5,6 +5,7 @@
 //! list phases on a CRD's custom resources (rows suffixed ` benchwidgets`).
 //! Prints a Markdown table, optionally writes JSON.
 
+mod cascade;
 mod client;
 mod crud;
 mod custom;
@@ -80,6 +81,10 @@ pub struct BenchArgs {
     /// `benchwidgets.bench.kapi.dev` and run the create/get/update and JSON list phases on them.
     #[arg(long)]
     pub custom_resource: bool,
+    /// Dependents of the cascading-delete phases (an owner ConfigMap with this many
+    /// dependents, deleted Background and Foreground; timed until all are gone); 0 skips them.
+    #[arg(long, default_value_t = 0)]
+    pub cascade_dependents: usize,
     /// Prefix of the namespaces created (`<prefix>-ops`, `<prefix>-list-N`, `<prefix>-watch`).
     #[arg(long, default_value = "kapi-bench")]
     pub namespace_prefix: String,
@@ -147,6 +152,12 @@ async fn bench(args: BenchArgs) -> Result<(), BenchError> {
         rows.push(watch::fan_out(&client, &watch_ns, w, args.watch_events).await);
     }
     namespaces.push(watch_ns);
+    if args.cascade_dependents > 0 {
+        let ns = format!("{prefix}-cascade");
+        create_namespace(&client, &ns).await?;
+        rows.extend(cascade::cascade_rows(&client, &ns, args.cascade_dependents).await);
+        namespaces.push(ns);
+    }
     print!("{}", report::markdown(&rows));
     if let Some(path) = &args.json {
         let json = serde_json::to_vec_pretty(&rows).unwrap_or_default();
