@@ -159,3 +159,32 @@ async fn an_unknown_controller_name_stops_kapi_serve_with_the_known_ones() {
     );
     assert!(err.contains("garbage-collector-controller"), "{err}");
 }
+
+#[tokio::test]
+async fn a_cascade_killed_mid_way_finishes_after_the_restart() {
+    let kapi = Kapi::start().await;
+    let owner = create_cm(&kapi, "owner", &[], &[]);
+    // 300 dependents in one List, so the cascade takes long enough to be interrupted.
+    let items: Vec<Value> = (0..300)
+        .map(|i| {
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": format!("d{i}"), "namespace": "default",
+                    "labels": {"cascade": "yes"},
+                    "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap",
+                        "name": "owner", "uid": owner["metadata"]["uid"]}]}})
+        })
+        .collect();
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let path = kapi.kubeconfig().with_file_name("dependents.json");
+    std::fs::write(&path, list.to_string()).unwrap();
+    kapi.kubectl_ok(&["create", "-f", path.to_str().unwrap()]);
+    kapi.kubectl_ok(&["delete", "configmap", "owner", "--wait=false"]);
+    let dir = kapi.crash();
+    let kapi = Kapi::start_in(dir, &[]).await;
+    wait_until("every dependent to be collected", || {
+        kapi.kubectl_ok(&["get", "configmaps", "-l", "cascade=yes", "-o", "name"])
+            .trim()
+            .is_empty()
+    })
+    .await;
+}
