@@ -1,19 +1,21 @@
 //! The reconcile runtime (kube-runtime's reconciler shape): a resource's changes, from its
-//! watch cache, become keys in a work queue; one worker reconciles one key at a time and
-//! requeues it after a delay or, on error, with exponential backoff. A controller lists
-//! every object of its resource when it starts (and again whenever its change stream
-//! breaks), so work that a restart interrupted finishes. An elected controller first wins
+//! watch cache, become keys in a work queue; workers (one unless the controller asks for
+//! more) reconcile keys, never one key twice at a time, and requeue a key after a delay or,
+//! on error, with exponential backoff. A controller lists every object of its resources
+//! when it starts (and again whenever a change stream breaks), so work that a restart
+//! interrupted finishes. An elected controller first wins
 //! its Lease ([`crate::leader`]) and stops reconciling the moment it loses it. Every
 //! controller stops on shutdown, an elected one giving its lease up.
 
 use crate::context::Context;
 use crate::leader::{Elector, LeaseTiming};
 use futures::StreamExt;
-use futures::stream::{BoxStream, SelectAll};
+use futures::future::BoxFuture;
+use futures::stream::{BoxStream, FuturesUnordered, SelectAll};
 use kapi_registry::Error;
 use kapi_registry::cache::{CacheMessage, Cacher, Subscription};
 use kapi_storage::KeyValue;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
@@ -92,6 +94,11 @@ pub trait Reconciler: Send + Sync + 'static {
     /// built from earlier lists is to be dropped.
     fn restart(&self) {}
 
+    /// How many keys are reconciled at once (never one key twice at a time); 1 by default.
+    fn workers(&self) -> usize {
+        1
+    }
+
     /// Brings the object of `key` to where it should be.
     async fn reconcile(&self, ctx: &Context, key: &str) -> Result<Action, Error>;
 }
@@ -124,9 +131,16 @@ impl WorkQueue {
     }
 
     /// The key due first, and when.
+    #[cfg(test)]
     fn first(&self) -> Option<(String, Instant)> {
+        self.first_idle(&HashSet::new())
+    }
+
+    /// The key due first among those not being reconciled, and when.
+    fn first_idle(&self, running: &HashSet<String>) -> Option<(String, Instant)> {
         self.due
             .iter()
+            .filter(|(k, _)| !running.contains(*k))
             .min_by_key(|(_, at)| **at)
             .map(|(k, at)| (k.clone(), *at))
     }
@@ -215,6 +229,18 @@ async fn lead_and_run(
     }
 }
 
+/// What one turn of the run loop got.
+enum Step {
+    /// A change (or a broken stream) of a followed prefix.
+    Change(String, CacheMessage),
+    /// Time to look for prefixes that appeared.
+    Refresh,
+    /// A reconcile finished.
+    Finished(String, Result<Action, Error>),
+    /// The first idle key is due.
+    Due,
+}
+
 /// The change streams of the followed prefixes, merged.
 type Changes = SelectAll<BoxStream<'static, (String, CacheMessage)>>;
 
@@ -292,31 +318,43 @@ async fn run(ctx: &Context, reconciler: &dyn Reconciler, passed: &watch::Sender<
             .for_each(|k| queue.add(k.clone(), Instant::now()));
         let mut refresh = tokio::time::interval(PREFIX_REFRESH);
         refresh.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let workers = reconciler.workers().max(1);
+        let mut running: HashSet<String> = HashSet::new();
+        let mut in_flight: FuturesUnordered<BoxFuture<'_, (String, Result<Action, Error>)>> =
+            FuturesUnordered::new();
         // Until a change stream breaks: then list everything again.
         loop {
             if first.is_empty() && !*passed.borrow() {
                 ctx.hooks.mark_started(reconciler.hook());
                 let _ = passed.send(true);
             }
-            let next = queue.first();
+            let next = (running.len() < workers)
+                .then(|| queue.first_idle(&running))
+                .flatten();
             let wait = next.as_ref().map(|(_, at)| *at);
-            tokio::select! {
-                Some((prefix, msg)) = followed.changes.next() => match msg {
-                    CacheMessage::Event(ev) => {
-                        let Some(cache) = followed.caches.get(&prefix) else { continue };
-                        let keys = reconciler.observe(
-                            &prefix,
-                            &ev.key,
-                            ev.current.as_ref(),
-                            ev.previous.as_ref(),
-                            cache,
-                        );
-                        keys.into_iter().for_each(|k| queue.add(k, Instant::now()));
-                    }
-                    CacheMessage::Progress(_) => {}
-                    CacheMessage::Lagged(_) | CacheMessage::Closed(_) => break,
-                },
-                _ = refresh.tick() => {
+            let step = tokio::select! {
+                Some((prefix, msg)) = followed.changes.next() => Step::Change(prefix, msg),
+                _ = refresh.tick() => Step::Refresh,
+                Some((key, result)) = in_flight.next() => Step::Finished(key, result),
+                () = sleep_until(wait) => Step::Due,
+            };
+            match step {
+                Step::Change(prefix, CacheMessage::Event(ev)) => {
+                    let Some(cache) = followed.caches.get(&prefix) else {
+                        continue;
+                    };
+                    let keys = reconciler.observe(
+                        &prefix,
+                        &ev.key,
+                        ev.current.as_ref(),
+                        ev.previous.as_ref(),
+                        cache,
+                    );
+                    keys.into_iter().for_each(|k| queue.add(k, Instant::now()));
+                }
+                Step::Change(_, CacheMessage::Progress(_)) => {}
+                Step::Change(_, CacheMessage::Lagged(_) | CacheMessage::Closed(_)) => break,
+                Step::Refresh => {
                     // Resources that appeared (a CRD now served) are followed from now on.
                     for prefix in reconciler.watched_prefixes(ctx) {
                         if followed.caches.contains_key(&prefix) {
@@ -326,12 +364,20 @@ async fn run(ctx: &Context, reconciler: &dyn Reconciler, passed: &watch::Sender<
                             keys.into_iter().for_each(|k| queue.add(k, Instant::now()));
                         }
                     }
-                },
-                () = sleep_until(wait) => {
+                }
+                Step::Due => {
                     let Some((key, _)) = next else { continue };
                     queue.due.remove(&key);
+                    running.insert(key.clone());
+                    in_flight.push(Box::pin(async move {
+                        let result = reconciler.reconcile(ctx, &key).await;
+                        (key, result)
+                    }));
+                }
+                Step::Finished(key, result) => {
+                    running.remove(&key);
                     first.remove(&key);
-                    match reconciler.reconcile(ctx, &key).await {
+                    match result {
                         Ok(Action::Done) => {
                             queue.failures.remove(&key);
                         }
@@ -347,6 +393,10 @@ async fn run(ctx: &Context, reconciler: &dyn Reconciler, passed: &watch::Sender<
                     }
                 }
             }
+        }
+        // Reconciles still running finish before everything is listed again.
+        while let Some((key, _)) = in_flight.next().await {
+            running.remove(&key);
         }
         tokio::time::sleep(RELIST_PAUSE).await;
     }

@@ -180,7 +180,11 @@ async fn kapi_bench_times_background_and_foreground_cascades_until_all_is_gone()
         ],
     );
     for policy in ["background", "foreground"] {
-        let row = row(&rows, &format!("cascade delete 40 dependents ({policy})"), 1);
+        let row = row(
+            &rows,
+            &format!("cascade delete 40 dependents ({policy})"),
+            1,
+        );
         assert_eq!(row["errors"], 0, "{row}");
         assert_eq!(row["count"], 1, "{row}");
     }
