@@ -36,6 +36,7 @@ use kapi_registry::entry::ResourceEntry;
 use kapi_registry::meta;
 use kapi_registry::rest::options::{DeleteOptions, Propagation};
 use kapi_registry::rest::{RestStore, UpdateFn, WriteContext};
+use futures::{StreamExt, TryStreamExt};
 use kapi_storage::KeyValue;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashSet};
@@ -267,7 +268,10 @@ impl GarbageCollector {
             remove_finalizer(rest, owner, FOREGROUND).await?;
             return Ok(Action::Done);
         }
-        for (d, has_dependents) in blocking.iter().zip(with_dependents) {
+        // As many deletes in flight as the collector has workers (the store commits them
+        // together).
+        let mut work: Vec<(Node, Propagation)> = Vec::new();
+        for (d, has_dependents) in blocking.into_iter().zip(with_dependents) {
             if d.deleting {
                 continue;
             }
@@ -276,8 +280,13 @@ impl GarbageCollector {
             } else {
                 Propagation::Background
             };
-            delete(ctx, d, policy).await?;
+            work.push((d, policy));
         }
+        futures::stream::iter(work)
+            .map(|(d, policy)| async move { delete(ctx, &d, policy).await })
+            .buffer_unordered(WORKERS)
+            .try_collect::<Vec<()>>()
+            .await?;
         Ok(Action::Done)
     }
 
