@@ -29,6 +29,7 @@ pub mod graph;
 
 use crate::context::Context;
 use crate::runtime::{Action, Reconciler};
+use futures::{StreamExt, TryStreamExt};
 use graph::{FOREGROUND, Graph, Node, ORPHAN, OwnerRef};
 use kapi_registry::Error;
 use kapi_registry::cache::Cacher;
@@ -36,7 +37,6 @@ use kapi_registry::entry::ResourceEntry;
 use kapi_registry::meta;
 use kapi_registry::rest::options::{DeleteOptions, Propagation};
 use kapi_registry::rest::{RestStore, UpdateFn, WriteContext};
-use futures::{StreamExt, TryStreamExt};
 use kapi_storage::KeyValue;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashSet};

@@ -16,7 +16,6 @@ use crate::state::ApiState;
 use crate::status::ApiError;
 use axum::http::HeaderMap;
 use kapi_registry::entry::{RegistryTable, ResourceEntry};
-use kapi_registry::meta;
 use kapi_registry::rest::options::WriteOptions;
 use kapi_registry::rest::{RestStore, WriteContext};
 use kapi_storage::{KeyValue, StoreError};
@@ -123,16 +122,7 @@ impl Ctx {
     /// Decodes the key-values of one list page (one conversion call for all of them), each
     /// with its resourceVersion.
     pub async fn decode_many(&self, kvs: &[&KeyValue]) -> Result<Vec<Value>, ApiError> {
-        let values: Vec<&[u8]> = kvs.iter().map(|kv| kv.value.as_slice()).collect();
-        let mut objs = self.entry.codec.decode_stored_many(&values).await?;
-        for (obj, kv) in objs.iter_mut().zip(kvs) {
-            meta::set_meta(
-                obj,
-                "resourceVersion",
-                Some(Value::String(kv.mod_revision.to_string())),
-            );
-        }
-        Ok(objs)
+        Ok(self.rest().decode_many(kvs).await?)
     }
 
     /// A context for another object of the same entry (namespace, name), e.g. one item of
