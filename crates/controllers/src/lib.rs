@@ -30,15 +30,15 @@ pub struct ControllerOptions {
     /// Leader election for the elected controllers (several kapi on one etcd); `None` runs
     /// them all in this process (the embedded store belongs to one process).
     pub election: Option<LeaseTiming>,
-    /// Which of the optional controllers run ([`Selection`], kube's `--controllers`).
-    pub controllers: Selection,
+    /// Which of the optional controllers run ([`ControllerSet`], kube's `--controllers`).
+    pub controllers: ControllerSet,
 }
 
 impl Default for ControllerOptions {
     fn default() -> Self {
         Self {
             election: None,
-            controllers: Selection::all(),
+            controllers: ControllerSet::all(),
         }
     }
 }
@@ -55,7 +55,7 @@ pub const OPTIONAL: [(&str, &[&str]); 3] = [
 /// controller, `foo` turns on foo, `-foo` turns it off; one not named is off unless `*` is
 /// there.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Selection {
+pub struct ControllerSet {
     all: bool,
     on: Vec<&'static str>,
     off: Vec<&'static str>,
@@ -81,7 +81,7 @@ fn canonical(name: &str) -> Option<&'static str> {
         .map(|(n, _)| *n)
 }
 
-impl Selection {
+impl ControllerSet {
     /// Every controller (`*`).
     pub fn all() -> Self {
         Self {
@@ -172,7 +172,7 @@ mod tests {
 
     #[test]
     fn star_runs_every_controller_but_those_turned_off() {
-        let s = Selection::parse(["*", "-garbagecollector"]).unwrap();
+        let s = ControllerSet::parse(["*", "-garbagecollector"]).unwrap();
         assert!(s.enabled(namespace::NAME));
         assert!(s.enabled(migration::NAME));
         assert!(!s.enabled(gc::NAME));
@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn without_star_only_the_named_controllers_run() {
-        let s = Selection::parse(["namespace-controller"]).unwrap();
+        let s = ControllerSet::parse(["namespace-controller"]).unwrap();
         assert!(s.enabled(namespace::NAME));
         assert!(!s.enabled(gc::NAME));
         assert!(!s.enabled(migration::NAME));
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn an_unknown_controller_is_refused_naming_the_known_ones() {
-        let err = Selection::parse(["*", "-replicaset"]).unwrap_err();
+        let err = ControllerSet::parse(["*", "-replicaset"]).unwrap_err();
         assert_eq!(err.0, "replicaset");
         assert!(err.to_string().contains(gc::NAME), "{err}");
     }

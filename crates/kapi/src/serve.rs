@@ -1,7 +1,7 @@
 //! `kapi serve`: start the API server.
 
 use kapi_apiextensions::webhook::{StaticServiceResolver, WebhookEnvironment};
-use kapi_controllers::{ControllerOptions, LeaseTiming, Selection};
+use kapi_controllers::{ControllerOptions, ControllerSet, LeaseTiming};
 use kapi_registry::entry::Registry;
 use kapi_server::health::Health;
 use kapi_server::{BoxError, Server, ServerOptions};
@@ -142,7 +142,7 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         );
         store
     };
-    let selection = Selection::parse(args.controllers.iter().map(String::as_str))?;
+    let selection = ControllerSet::parse(args.controllers.iter().map(String::as_str))?;
     let server = Server::bind_opening(opts, open, registry).await?;
     // The embedded store is one process's alone; on etcd other kapi may run too.
     let controllers = ControllerOptions {
