@@ -1,14 +1,14 @@
 //! kapi's controllers, the ones the API's own semantics need, on one small reconcile
 //! runtime ([`runtime`], kube-runtime's shape): the CRD controller ([`crd`]: names,
 //! Established, serving the CRD's versions, deleting its objects before it goes), the
-//! namespace controller ([`namespace`]) and the storage-version-migration controller
-//! ([`migration`]) and the garbage collector ([`gc`]). Every controller reads its resource through the watch cache, writes
-//! through the REST store (`kapi_registry::rest`, so strategies, validation and
-//! resourceVersions apply), reconciles everything when it starts, and stops on shutdown.
-//! With several kapi processes on one etcd, the namespace, migration and garbage-collector
-//! controllers run in one process at a time, each elected through a Lease ([`leader`]); the CRD controller runs in
-//! every process, since each serves the CRDs itself (as every kube-apiserver runs its
-//! apiextensions controllers).
+//! namespace controller ([`namespace`]), the garbage collector ([`gc`]) and the
+//! storage-version-migration controller ([`migration`]). Every controller follows its
+//! resources through the watch caches, writes through the REST store (`kapi_registry::rest`,
+//! so strategies, validation and resourceVersions apply), reconciles everything when it
+//! starts, and stops on shutdown. With several kapi processes on one etcd, the namespace,
+//! garbage-collector and migration controllers run in one process at a time, each elected
+//! through a Lease ([`leader`]); the CRD controller runs in every process, since each serves
+//! the CRDs itself (as every kube-apiserver runs its apiextensions controllers).
 
 pub mod context;
 pub mod crd;
