@@ -5,6 +5,8 @@
 
 mod e2e_support;
 
+mod e2e_crd_support;
+
 use e2e_support::Kapi;
 use kube::api::{Api, DeleteParams, PostParams};
 use serde_json::{Value, json};
@@ -15,7 +17,9 @@ fn create_cm(kapi: &Kapi, name: &str, owners: &[(&Value, bool)], finalizers: &[&
     let refs: Vec<Value> = owners
         .iter()
         .map(|(o, block)| {
-            json!({"apiVersion": "v1", "kind": "ConfigMap", "name": o["metadata"]["name"],
+            let api_version = o.get("apiVersion").cloned().unwrap_or(json!("v1"));
+            let kind = o.get("kind").cloned().unwrap_or(json!("ConfigMap"));
+            json!({"apiVersion": api_version, "kind": kind, "name": o["metadata"]["name"],
                 "uid": o["metadata"]["uid"], "blockOwnerDeletion": block})
         })
         .collect();
@@ -185,6 +189,30 @@ async fn a_cascade_killed_mid_way_finishes_after_the_restart() {
         kapi.kubectl_ok(&["get", "configmaps", "-l", "cascade=yes", "-o", "name"])
             .trim()
             .is_empty()
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn deleting_a_custom_resource_collects_the_configmaps_it_owns() {
+    let kapi = e2e_crd_support::widget_kapi().await;
+    let w = r#"{"apiVersion":"example.com/v1alpha1","kind":"Widget","metadata":{"name":"w"},"spec":{}}"#;
+    let (status, _, body) = kapi
+        .raw(e2e_crd_support::send(
+            "POST",
+            e2e_crd_support::V1A1,
+            "application/json",
+            w,
+        ))
+        .await;
+    assert_eq!(status, 201, "{}", String::from_utf8_lossy(&body));
+    let widget = e2e_support::json(&body);
+    create_cm(&kapi, "owned", &[(&widget, true)], &[]);
+    let owned = get_cm(&kapi, "owned").unwrap();
+    assert_eq!(owned["metadata"]["ownerReferences"][0]["kind"], "Widget");
+    kapi.kubectl_ok(&["delete", "widget", "w"]);
+    wait_until("the widget's ConfigMap to be collected", || {
+        get_cm(&kapi, "owned").is_none()
     })
     .await;
 }
