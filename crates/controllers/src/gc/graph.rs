@@ -4,7 +4,11 @@
 //! collector starts and kept current from the watch caches' events.
 
 use serde::Deserialize;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+
+/// A uid, shared by the node, the key map and the reverse index.
+pub type Uid = Arc<str>;
 
 /// The finalizer of a Foreground deletion.
 pub const FOREGROUND: &str = "foregroundDeletion";
@@ -59,15 +63,16 @@ struct Stored {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Node {
     /// Its storage key.
-    pub key: Vec<u8>,
-    /// The storage prefix of its resource (every version of a resource shares it).
-    pub prefix: String,
-    /// Its namespace ("" for cluster-scoped objects).
-    pub namespace: String,
+    pub key: Arc<[u8]>,
+    /// The storage prefix of its resource (every version of a resource shares it; one copy
+    /// for all the resource's nodes).
+    pub prefix: Arc<str>,
+    /// Its namespace ("" for cluster-scoped objects; one copy per namespace).
+    pub namespace: Arc<str>,
     /// Its name.
     pub name: String,
     /// Its uid.
-    pub uid: String,
+    pub uid: Uid,
     /// Its owners.
     pub owners: Vec<OwnerRef>,
     /// Whether it has a deletionTimestamp.
@@ -77,29 +82,35 @@ pub struct Node {
 }
 
 impl Node {
-    /// The node of a stored object (metadata read from its stored JSON), if it has a uid.
-    pub fn from_stored(prefix: &str, key: &[u8], bytes: &[u8]) -> Option<Node> {
+    /// The metadata of a stored object (read from its stored JSON), if it has a uid.
+    fn parse_stored(bytes: &[u8]) -> Option<Meta> {
         let stored: Stored = serde_json::from_slice(bytes).ok()?;
-        Self::from_meta(prefix, key, stored.metadata)
+        (!stored.metadata.uid.is_empty()).then_some(stored.metadata)
     }
 
-    /// The node of an object read through the REST store.
-    pub fn from_object(prefix: &str, key: &[u8], obj: &serde_json::Value) -> Option<Node> {
-        let meta: Meta = serde_json::from_value(obj.get("metadata")?.clone()).ok()?;
-        Self::from_meta(prefix, key, meta)
-    }
-
-    fn from_meta(prefix: &str, key: &[u8], m: Meta) -> Option<Node> {
-        (!m.uid.is_empty()).then(|| Node {
-            key: key.to_owned(),
-            prefix: prefix.to_owned(),
-            namespace: m.namespace,
-            name: m.name,
-            uid: m.uid,
+    /// This node as `obj` (the same object read through the REST store) says it is now;
+    /// None when `obj` is another object (another uid).
+    pub fn refreshed(&self, obj: &serde_json::Value) -> Option<Node> {
+        let m: Meta = serde_json::from_value(obj.get("metadata")?.clone()).ok()?;
+        (*m.uid == *self.uid).then(|| Node {
             owners: m.owner_references,
             deleting: m.deletion_timestamp.is_some(),
             finalizers: m.finalizers,
+            ..self.clone()
         })
+    }
+
+    fn from_meta(prefix: Arc<str>, key: Arc<[u8]>, namespace: Arc<str>, m: Meta) -> Node {
+        Node {
+            key,
+            prefix,
+            namespace,
+            name: m.name,
+            uid: Arc::from(m.uid),
+            owners: m.owner_references,
+            deleting: m.deletion_timestamp.is_some(),
+            finalizers: m.finalizers,
+        }
     }
 
     /// Whether it has `finalizer`.
@@ -121,14 +132,34 @@ impl Node {
 /// Every object seen, and who owns whom.
 #[derive(Debug, Default)]
 pub struct Graph {
-    nodes: HashMap<String, Node>,
+    nodes: HashMap<Uid, Node>,
     /// storage key → uid of the object stored there.
-    keys: HashMap<Vec<u8>, String>,
+    keys: HashMap<Arc<[u8]>, Uid>,
     /// owner uid → dependent uids (owners need not be in `nodes`).
-    dependents: HashMap<String, BTreeSet<String>>,
+    dependents: HashMap<Uid, BTreeSet<Uid>>,
+    /// Storage prefixes and namespaces, one copy each.
+    interned: HashSet<Arc<str>>,
 }
 
 impl Graph {
+    fn intern(&mut self, s: &str) -> Arc<str> {
+        if let Some(shared) = self.interned.get(s) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = Arc::from(s);
+        self.interned.insert(shared.clone());
+        shared
+    }
+
+    /// The node of a stored object under `prefix` at `key` (metadata read from its stored
+    /// JSON), if it has a uid.
+    pub fn node_from_stored(&mut self, prefix: &str, key: &[u8], bytes: &[u8]) -> Option<Node> {
+        let m = Node::parse_stored(bytes)?;
+        let prefix = self.intern(prefix);
+        let namespace = self.intern(&m.namespace);
+        Some(Node::from_meta(prefix, Arc::from(key), namespace, m))
+    }
+
     /// The node of `uid`.
     pub fn get(&self, uid: &str) -> Option<&Node> {
         self.nodes.get(uid)
@@ -166,6 +197,18 @@ impl Graph {
             .collect()
     }
 
+    /// The shared copy of an owner's uid: its node's, when the graph has it.
+    fn owner_uid(&self, owner: &str) -> Uid {
+        self.nodes
+            .get_key_value(owner)
+            .map_or_else(|| Arc::from(owner), |(k, _)| k.clone())
+    }
+
+    /// Whether the node of `uid` is being deleted in the Foreground.
+    fn waits(&self, uid: &str) -> bool {
+        self.nodes.get(uid).is_some_and(Node::waits_for_dependents)
+    }
+
     /// Adds or replaces `node`; the uids to look at because of the change.
     pub fn upsert(&mut self, node: Node) -> Vec<String> {
         let uid = node.uid.clone();
@@ -177,36 +220,33 @@ impl Graph {
             work.extend(self.remove_uid(&before));
         }
         let old = self.nodes.insert(uid.clone(), node.clone());
-        if let Some(old) = &old {
-            for o in &old.owners {
-                if let Some(set) = self.dependents.get_mut(&o.uid) {
-                    set.remove(&uid);
-                }
+        for o in old.iter().flat_map(|old| &old.owners) {
+            if let Some(set) = self.dependents.get_mut(o.uid.as_str()) {
+                set.remove(&uid);
             }
         }
         for o in &node.owners {
+            let owner = self.owner_uid(&o.uid);
             self.dependents
-                .entry(o.uid.clone())
+                .entry(owner)
                 .or_default()
                 .insert(uid.clone());
         }
         // Its owners may be gone (a dangling reference), or it is being deleted itself.
         if !node.owners.is_empty() || node.waits_for_dependents() || node.orphans_dependents() {
-            work.push(uid.clone());
+            work.push(uid.to_string());
         }
         // An owner waiting for its dependents looks again when one of them changes.
-        for o in &node.owners {
-            if self
-                .nodes
-                .get(&o.uid)
-                .is_some_and(Node::waits_for_dependents)
-            {
-                work.push(o.uid.clone());
-            }
-        }
+        work.extend(
+            node.owners
+                .iter()
+                .filter(|o| self.waits(&o.uid))
+                .map(|o| o.uid.clone()),
+        );
         // Dependents seen before their owner re-check it now that it is here.
         if old.is_none() {
-            work.extend(self.dependents.get(&uid).into_iter().flatten().cloned());
+            let seen_before = self.dependents.get(&uid).into_iter().flatten();
+            work.extend(seen_before.map(|d| d.to_string()));
         }
         work
     }
@@ -229,33 +269,20 @@ impl Graph {
             .get(uid)
             .into_iter()
             .flatten()
-            .cloned()
+            .map(|d| d.to_string())
             .collect();
         for o in &node.owners {
-            if let Some(set) = self.dependents.get_mut(&o.uid) {
+            if let Some(set) = self.dependents.get_mut(o.uid.as_str()) {
                 set.remove(uid);
                 if set.is_empty() {
-                    self.dependents.remove(&o.uid);
+                    self.dependents.remove(o.uid.as_str());
                 }
             }
-            if self
-                .nodes
-                .get(&o.uid)
-                .is_some_and(Node::waits_for_dependents)
-            {
+            if self.waits(&o.uid) {
                 work.push(o.uid.clone());
             }
         }
         work
-    }
-
-    /// Every node that needs a look when the collector starts.
-    pub fn initial_work(&self) -> Vec<String> {
-        self.nodes
-            .values()
-            .filter(|n| !n.owners.is_empty() || n.waits_for_dependents() || n.orphans_dependents())
-            .map(|n| n.uid.clone())
-            .collect()
     }
 }
 
@@ -265,7 +292,7 @@ mod tests {
 
     fn node(uid: &str, owners: &[(&str, bool)]) -> Node {
         Node {
-            key: format!("/registry/configmaps/default/{uid}").into_bytes(),
+            key: Arc::from(format!("/registry/configmaps/default/{uid}").into_bytes()),
             prefix: "/registry/configmaps".into(),
             namespace: "default".into(),
             name: uid.into(),
@@ -288,9 +315,10 @@ mod tests {
     #[test]
     fn a_node_is_read_from_stored_json_metadata() {
         let bytes = br#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","uid":"u1","deletionTimestamp":"2026-01-01T00:00:00Z","finalizers":["orphan"],"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"u0","blockOwnerDeletion":true}]}}"#;
-        let n =
-            Node::from_stored("/registry/configmaps", b"/registry/configmaps/ns/c", bytes).unwrap();
-        assert_eq!((n.namespace.as_str(), n.name.as_str()), ("ns", "c"));
+        let n = Graph::default()
+            .node_from_stored("/registry/configmaps/", b"/registry/configmaps/ns/c", bytes)
+            .unwrap();
+        assert_eq!((&*n.namespace, n.name.as_str()), ("ns", "c"));
         assert!(n.orphans_dependents());
         assert_eq!(n.owners[0].uid, "u0");
         assert_eq!(n.owners[0].block_owner_deletion, Some(true));

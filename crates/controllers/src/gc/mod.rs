@@ -188,7 +188,7 @@ impl Reconciler for GarbageCollector {
         _cache: &Cacher,
     ) -> Vec<String> {
         let mut graph = self.graph();
-        match current.and_then(|kv| Node::from_stored(prefix, storage_key, &kv.value)) {
+        match current.and_then(|kv| graph.node_from_stored(prefix, storage_key, &kv.value)) {
             Some(node) => graph.upsert(node),
             None => graph.remove(storage_key),
         }
@@ -203,14 +203,12 @@ impl Reconciler for GarbageCollector {
         };
         let table = ctx.registry.snapshot();
         let rest = RestStore::new(ctx.store.as_ref(), &table, &entry);
-        let ns = (!seen.namespace.is_empty()).then_some(seen.namespace.as_str());
+        let ns = (!seen.namespace.is_empty()).then_some(&*seen.namespace);
         // The latest state; another uid under the name means this object is gone.
         let Some(latest) = rest.get(ns, &seen.name).await? else {
             return Ok(Action::Done);
         };
-        let Some(node) =
-            Node::from_object(&seen.prefix, &seen.key, &latest.object).filter(|n| n.uid == uid)
-        else {
+        let Some(node) = seen.refreshed(&latest.object) else {
             return Ok(Action::Done);
         };
         if node.orphans_dependents() {
@@ -242,7 +240,7 @@ impl GarbageCollector {
             .cloned()
             .collect();
         for d in &dependents {
-            remove_owner_refs(ctx, d, std::slice::from_ref(&owner.uid)).await?;
+            remove_owner_refs(ctx, d, &[owner.uid.to_string()]).await?;
         }
         remove_finalizer(rest, owner, ORPHAN).await?;
         Ok(Action::Done)
@@ -358,7 +356,7 @@ impl GarbageCollector {
             return Ok(Owner::Unresolvable);
         };
         let ns = match (entry.namespaced(), dependent_entry.namespaced()) {
-            (true, true) => Some(dependent.namespace.as_str()),
+            (true, true) => Some(&*dependent.namespace),
             (true, false) => return Ok(Owner::Unresolvable),
             (false, _) => None,
         };
@@ -405,7 +403,7 @@ async fn with_rest<T>(
 async fn delete(ctx: &Context, node: &Node, policy: Propagation) -> Result<(), Error> {
     let opts = DeleteOptions {
         propagation: Some(policy),
-        precondition_uid: Some(node.uid.clone()),
+        precondition_uid: Some(node.uid.to_string()),
         ..DeleteOptions::default()
     };
     let done = with_rest(ctx, node, async |rest| {
@@ -431,7 +429,7 @@ async fn update(
     let uid = node.uid.clone();
     let mut info = UpdateFn::new(move |current: Option<&Value>| {
         let mut obj = current.cloned().unwrap_or_default();
-        if meta::meta_str(&obj, "uid") == uid {
+        if meta::meta_str(&obj, "uid") == &*uid {
             change(&mut obj);
         }
         Ok(obj)
@@ -487,7 +485,7 @@ async fn remove_finalizer(rest: &RestStore<'_>, node: &Node, finalizer: &str) ->
     let uid = node.uid.clone();
     let mut info = UpdateFn::new(move |current: Option<&Value>| {
         let mut obj = current.cloned().unwrap_or_default();
-        if meta::meta_str(&obj, "uid") == uid {
+        if meta::meta_str(&obj, "uid") == &*uid {
             let kept: Vec<String> = meta::finalizers(&obj)
                 .into_iter()
                 .filter(|f| f != finalizer)
