@@ -5,7 +5,9 @@
 //! guaranteed-update loop ([`RestStore::update`]): read, let the caller compute the new
 //! object from the current one ([`UpdatedObjectInfo`]), check the resourceVersion, prepare,
 //! validate, compare-and-swap, and on a lost race read again and recompute. Delete honours
-//! preconditions, finalizers, propagation and grace periods.
+//! preconditions, finalizers, propagation and grace periods; delete_collection deletes what
+//! a selector keeps, one object at a time; list ([`list`]) reads pages at one revision, or
+//! from the watch cache.
 
 pub mod list;
 pub mod namespace;
