@@ -29,6 +29,26 @@ async fn second_open_of_a_held_directory_fails_with_locked() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_store_leaves_its_file_closed_cleanly_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = EmbeddedStore::open(config(dir.path())).unwrap();
+    store.put(b"/k", b"v".to_vec()).await.unwrap();
+    // Dropped without `close` (as a process ends): the file is released and marked clean
+    // before the drop returns, so the next open neither waits for it nor repairs it.
+    drop(store);
+    let repaired = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = repaired.clone();
+    let reopened = redb::Database::builder()
+        .set_repair_callback(move |_| flag.store(true, std::sync::atomic::Ordering::SeqCst))
+        .create(dir.path().join(kapi_storage::embedded::DB_FILE));
+    assert!(reopened.is_ok(), "{:?}", reopened.err());
+    assert!(
+        !repaired.load(std::sync::atomic::Ordering::SeqCst),
+        "the file needed a repair"
+    );
+}
+
 #[tokio::test]
 async fn a_new_store_directory_and_file_are_private_to_the_owner() {
     use std::os::unix::fs::PermissionsExt;

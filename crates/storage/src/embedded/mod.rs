@@ -66,6 +66,26 @@ pub struct EmbeddedStore {
     writer_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
+impl Drop for EmbeddedStore {
+    /// Stops the writer and waits for it, so that the database file is closed cleanly (redb
+    /// marks it so when its last handle drops, here) before the process can exit; a file left
+    /// unmarked costs the next open a repair. The writer only finishes what is queued, so
+    /// the wait is one commit at most.
+    fn drop(&mut self) {
+        let (closed, _) = mpsc::channel(1);
+        drop(std::mem::replace(&mut self.writes, closed));
+        let thread = match self.writer_thread.get_mut() {
+            Ok(thread) => thread.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if let Some(thread) = thread
+            && thread.join().is_err()
+        {
+            tracing::warn!("the embedded store's writer thread panicked");
+        }
+    }
+}
+
 impl EmbeddedStore {
     /// Opens (or creates) the store in `config.dir`. Fails with [`StoreError::Locked`] when
     /// another process (or another open in this one) holds the directory. Must be called
@@ -91,8 +111,13 @@ impl EmbeddedStore {
             .mode(0o600)
             .open(&path)
             .map_err(|e| StoreError::Internal(format!("cannot create {}: {e}", path.display())))?;
+        let repairing = path.display().to_string();
         let db = Database::builder()
             .set_cache_size(config.cache_size)
+            .set_repair_callback(move |session| {
+                tracing::warn!(path = %repairing, progress = session.progress(),
+                    "the embedded store was not closed cleanly; repairing it");
+            })
             .create(&path)
             .map_err(|e| match e {
                 DatabaseError::DatabaseAlreadyOpen => StoreError::Locked {
