@@ -9,6 +9,7 @@ pub mod framer;
 mod go_json;
 pub mod json;
 mod meta_find;
+mod proto_entry;
 mod proto_maps;
 pub mod proto_wire;
 pub mod protobuf;

@@ -2,9 +2,9 @@
 //! collected while the message is read and each map is built once at the end, from input
 //! that is (as Go and kapi write it) already sorted. Inserting entry by entry into a
 //! `BTreeMap` compares every new key with the keys before it; building from sorted input
-//! does not. Re-exported through [`super::proto_wire`].
+//! does not. Re-exported through `proto_wire`.
 
-use super::proto_wire::peek_string_entry;
+use super::proto_entry::peek_string_entry;
 use prost::DecodeError;
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{self, DecodeContext, WireType};

@@ -3,8 +3,7 @@
 
 use redb::ReadableTable;
 
-use super::tables::{db_err, from_disk, is_tombstone, to_disk};
-use super::writer::Tables;
+use super::tables::{Tables, db_err, from_disk, is_tombstone, to_disk};
 use crate::error::Result;
 
 /// Processes up to `limit` log entries in `[physical, compact)` and returns the new physical
@@ -49,8 +48,8 @@ mod tests {
     use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata};
 
     use super::compact_chunk;
+    use crate::embedded::tables::open_tables;
     use crate::embedded::tables::{HISTORY, LOG};
-    use crate::embedded::writer::open_tables;
     use crate::embedded::{DB_FILE, EmbeddedConfig, EmbeddedStore};
     use crate::store::Store;
 

@@ -2,7 +2,7 @@
 //! `kv` holds the live keys, `history` every version by (key, revision), `log` the key of each
 //! revision in order (for watch catch-up and compaction), `meta` the revision counters.
 
-use redb::{ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{ReadableDatabase, ReadableTable, Table, TableDefinition};
 
 use crate::error::StoreError;
 use crate::types::KeyValue;
@@ -147,6 +147,28 @@ pub fn read_revisions(db: &redb::Database) -> Result<(i64, i64), StoreError> {
         from_disk(read_meta(&meta, CURRENT_REVISION)?),
         from_disk(read_meta(&meta, COMPACT_REVISION)?),
     ))
+}
+
+/// The open tables of one write transaction.
+pub struct Tables<'t> {
+    /// [`KV`]: the live value of each key.
+    pub kv: Table<'t, &'static [u8], &'static [u8]>,
+    /// [`HISTORY`]: every retained version of each key.
+    pub history: Table<'t, (&'static [u8], u64), &'static [u8]>,
+    /// [`LOG`]: the changes of each revision.
+    pub log: Table<'t, u64, &'static [u8]>,
+    /// [`META`]: the revision counters.
+    pub meta: Table<'t, &'static str, u64>,
+}
+
+/// Opens the four tables in a write transaction.
+pub(super) fn open_tables(txn: &redb::WriteTransaction) -> crate::error::Result<Tables<'_>> {
+    Ok(Tables {
+        kv: txn.open_table(KV).map_err(db_err)?,
+        history: txn.open_table(HISTORY).map_err(db_err)?,
+        log: txn.open_table(LOG).map_err(db_err)?,
+        meta: txn.open_table(META).map_err(db_err)?,
+    })
 }
 
 #[cfg(test)]

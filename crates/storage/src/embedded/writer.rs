@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use redb::{Database, Durability, ReadableDatabase, ReadableTable, Table};
+use redb::{Database, Durability, ReadableDatabase, ReadableTable};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::compaction::compact_chunk;
 use super::tables::{
-    self, COMPACT_REVISION, CURRENT_REVISION, HISTORY, KV, LOG, META, PHYSICAL_COMPACT_REVISION,
-    db_err, to_disk,
+    self, COMPACT_REVISION, CURRENT_REVISION, META, PHYSICAL_COMPACT_REVISION, Tables, db_err,
+    open_tables, to_disk,
 };
 use crate::error::{Result, StoreError};
 use crate::types::{DeleteResponse, Event, KeyValue};
@@ -70,14 +70,6 @@ pub struct CommittedBatch {
     pub revision: i64,
     /// What changed.
     pub events: Vec<Event>,
-}
-
-/// The open tables of one write transaction.
-pub struct Tables<'t> {
-    pub kv: Table<'t, &'static [u8], &'static [u8]>,
-    pub history: Table<'t, (&'static [u8], u64), &'static [u8]>,
-    pub log: Table<'t, u64, &'static [u8]>,
-    pub meta: Table<'t, &'static str, u64>,
 }
 
 /// Revision counters owned by the writer.
@@ -394,15 +386,6 @@ impl Writer {
         });
         Ok(DeleteResponse { prev, revision })
     }
-}
-
-pub(super) fn open_tables(txn: &redb::WriteTransaction) -> Result<Tables<'_>> {
-    Ok(Tables {
-        kv: txn.open_table(KV).map_err(db_err)?,
-        history: txn.open_table(HISTORY).map_err(db_err)?,
-        log: txn.open_table(LOG).map_err(db_err)?,
-        meta: txn.open_table(META).map_err(db_err)?,
-    })
 }
 
 fn live(t: &Tables<'_>, key: &[u8]) -> Result<Option<KeyValue>> {
