@@ -1,6 +1,6 @@
 //! autoscaling/v2 metric readings (`MetricStatus` and its sources).
 
-use super::types::{CrossVersionObjectReference, MetricIdentifier};
+use super::metric_identity::{CrossVersionObjectReference, MetricIdentifier};
 use crate::resource::Quantity;
 use crate::serde_util::null_default;
 use serde::{Deserialize, Serialize};

@@ -3,8 +3,9 @@
 //! The internal hub version reuses the spec and status types: Kubernetes' internal
 //! autoscaling types have exactly this shape.
 
+use super::metric_identity::{CrossVersionObjectReference, MetricIdentifier};
 use super::metric_status::MetricStatus;
-use crate::meta::{LabelSelector, ListMeta, ObjectMeta, Time};
+use crate::meta::{ListMeta, ObjectMeta, Time};
 use crate::resource::Quantity;
 use crate::serde_util::{is_zero_i32, null_default};
 use serde::{Deserialize, Serialize};
@@ -73,30 +74,6 @@ crate::proto_message!(HorizontalPodAutoscalerSpec {
     max_replicas: int32 = 3,
     metrics: msgs = 4,
     behavior: opt_msg = 5,
-});
-
-/// `CrossVersionObjectReference`: the object to scale or to read a metric from.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CrossVersionObjectReference {
-    /// Kind of the referent.
-    #[serde(default, deserialize_with = "null_default")]
-    pub kind: String,
-    /// Name of the referent.
-    #[serde(default, deserialize_with = "null_default")]
-    pub name: String,
-    /// API version of the referent.
-    #[serde(
-        default,
-        skip_serializing_if = "String::is_empty",
-        deserialize_with = "null_default"
-    )]
-    pub api_version: String,
-}
-crate::proto_message!(CrossVersionObjectReference {
-    kind: string = 1,
-    name: string = 2,
-    api_version: string = 3
 });
 
 /// `MetricSpec`: one metric source (exactly one member matches `type`).
@@ -281,22 +258,6 @@ pub struct ExternalMetricSource {
 crate::proto_message!(ExternalMetricSource {
     metric: msg = 1,
     target: msg = 2
-});
-
-/// `MetricIdentifier`: a metric name and selector.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MetricIdentifier {
-    /// The metric name.
-    #[serde(default, deserialize_with = "null_default")]
-    pub name: String,
-    /// Narrows the metric down.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub selector: Option<LabelSelector>,
-}
-crate::proto_message!(MetricIdentifier {
-    name: string = 1,
-    selector: opt_msg = 2
 });
 
 /// `MetricTarget`: the target of a metric (one of value, average, utilization).
