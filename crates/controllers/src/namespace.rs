@@ -61,11 +61,6 @@ impl Reconciler for NamespaceController {
         namespaces(ctx).map(|e| e.collection_prefix(None))
     }
 
-    fn key_of(&self, storage_key: &[u8]) -> Option<String> {
-        let key = std::str::from_utf8(storage_key).ok()?;
-        key.rsplit('/').next().map(str::to_owned)
-    }
-
     async fn reconcile(&self, ctx: &Context, name: &str) -> Result<Action, Error> {
         let table = ctx.registry.snapshot();
         let Some(entry) = table.get("", "v1", "namespaces") else {

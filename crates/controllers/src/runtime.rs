@@ -61,9 +61,11 @@ pub trait Reconciler: Send + Sync + 'static {
         self.watched_prefix(ctx).into_iter().collect()
     }
 
-    /// The key of the object at a storage key (e.g. a namespace's name), if it is one.
-    fn key_of(&self, _storage_key: &[u8]) -> Option<String> {
-        None
+    /// The key of the object at a storage key, if it is one; by default the key's last
+    /// segment: the name of a cluster-scoped object (a namespace, a CRD, a migration).
+    fn key_of(&self, storage_key: &[u8]) -> Option<String> {
+        let key = std::str::from_utf8(storage_key).ok()?;
+        key.rsplit('/').next().map(str::to_owned)
     }
 
     /// Other keys a change of `key` makes worth another look (a CRD whose names another

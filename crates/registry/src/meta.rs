@@ -85,6 +85,16 @@ pub fn finalizers(obj: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Removes `finalizer` from `metadata.finalizers` (an empty list stays, as upstream's
+/// controllers leave it).
+pub fn remove_finalizer(obj: &mut Value, finalizer: &str) {
+    let kept: Vec<String> = finalizers(obj)
+        .into_iter()
+        .filter(|f| f != finalizer)
+        .collect();
+    set_meta(obj, "finalizers", Some(serde_json::json!(kept)));
+}
+
 /// A top-level string field such as `apiVersion` or `kind`.
 pub fn top_str<'a>(obj: &'a Value, key: &str) -> &'a str {
     obj.get(key).and_then(Value::as_str).unwrap_or("")

@@ -27,6 +27,23 @@ pub struct Column {
 }
 
 impl Column {
+    /// A column of the default output (priority 0, no format).
+    pub fn new(
+        name: &'static str,
+        kind: &'static str,
+        description: &'static str,
+        cell: fn(&Value) -> Value,
+    ) -> Column {
+        Column {
+            name,
+            kind,
+            format: "",
+            description,
+            priority: 0,
+            cell,
+        }
+    }
+
     /// The `columnDefinitions[]` item.
     pub fn definition(&self) -> Value {
         json!({

@@ -157,10 +157,10 @@ pub fn count_object(crd: &Value, counts: &VersionCounts) -> Value {
 fn columns() -> Vec<Column> {
     vec![
         name_column(),
-        column("Storage", "string", "The CRD's storage version.", |o| {
+        Column::new("Storage", "string", "The CRD's storage version.", |o| {
             o["status"]["storageVersion"].clone()
         }),
-        column(
+        Column::new(
             "Objects",
             "string",
             "Objects stored at each version.",
@@ -178,30 +178,14 @@ fn columns() -> Vec<Column> {
                 Value::from(parts.join(","))
             },
         ),
-        column("Total", "integer", "Objects stored.", |o| {
+        Column::new("Total", "integer", "Objects stored.", |o| {
             o["status"]["total"].clone()
         }),
-        column(
+        Column::new(
             "To-Migrate",
             "integer",
             "Objects not in the storage version.",
             |o| o["status"]["notInStorageVersion"].clone(),
         ),
     ]
-}
-
-fn column(
-    name: &'static str,
-    kind: &'static str,
-    description: &'static str,
-    cell: fn(&Value) -> Value,
-) -> Column {
-    Column {
-        name,
-        kind,
-        format: "",
-        description,
-        priority: 0,
-        cell,
-    }
 }

@@ -15,7 +15,7 @@ use kapi_registry::entry::ResourceEntry;
 use kapi_registry::meta;
 use kapi_registry::rest::options::DeleteOptions;
 use kapi_registry::rest::{RestStore, UpdateFn, WriteContext};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::time::Duration;
 
 /// How soon a CRD whose objects still have finalizers pending is looked at again.
@@ -113,11 +113,7 @@ async fn release(crds: &RestStore<'_>, name: &str) -> Result<Action, Error> {
     };
     let mut info = UpdateFn::new(|current: Option<&Value>| {
         let mut obj = current.cloned().unwrap_or_default();
-        let kept: Vec<String> = meta::finalizers(&obj)
-            .into_iter()
-            .filter(|f| f != CLEANUP_FINALIZER)
-            .collect();
-        meta::set_meta(&mut obj, "finalizers", Some(json!(kept)));
+        meta::remove_finalizer(&mut obj, CLEANUP_FINALIZER);
         Ok(obj)
     });
     match crds.update(&w, name, &mut info).await {

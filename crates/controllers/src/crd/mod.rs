@@ -143,11 +143,6 @@ impl Reconciler for CrdController {
         crds(ctx).map(|e| e.collection_prefix(None))
     }
 
-    fn key_of(&self, storage_key: &[u8]) -> Option<String> {
-        let key = std::str::from_utf8(storage_key).ok()?;
-        key.rsplit('/').next().map(str::to_owned)
-    }
-
     /// The other CRDs of the group: a change of one may free or take names they wait for.
     fn related_keys(&self, key: &str, cache: &Cacher) -> Vec<String> {
         let group = group_of(key);

@@ -212,10 +212,10 @@ impl Reconciler for GarbageCollector {
             return Ok(Action::Done);
         };
         if node.orphans_dependents() {
-            return self.orphan(ctx, &rest, &node).await;
+            return self.orphan(ctx, &node).await;
         }
         if node.waits_for_dependents() {
-            return self.delete_blocking_dependents(ctx, &rest, &node).await;
+            return self.delete_blocking_dependents(ctx, &node).await;
         }
         if node.deleting || node.owners.is_empty() {
             return Ok(Action::Done);
@@ -227,12 +227,7 @@ impl Reconciler for GarbageCollector {
 impl GarbageCollector {
     /// Orphan: every dependent loses its reference to `owner`, then the `orphan` finalizer
     /// goes.
-    async fn orphan(
-        &self,
-        ctx: &Context,
-        rest: &RestStore<'_>,
-        owner: &Node,
-    ) -> Result<Action, Error> {
+    async fn orphan(&self, ctx: &Context, owner: &Node) -> Result<Action, Error> {
         let dependents: Vec<Node> = self
             .graph()
             .dependents_of(&owner.uid)
@@ -242,7 +237,7 @@ impl GarbageCollector {
         for d in &dependents {
             remove_owner_refs(ctx, d, &[owner.uid.to_string()]).await?;
         }
-        remove_finalizer(rest, owner, ORPHAN).await?;
+        remove_finalizer(ctx, owner, ORPHAN).await?;
         Ok(Action::Done)
     }
 
@@ -251,7 +246,6 @@ impl GarbageCollector {
     async fn delete_blocking_dependents(
         &self,
         ctx: &Context,
-        rest: &RestStore<'_>,
         owner: &Node,
     ) -> Result<Action, Error> {
         let (blocking, with_dependents): (Vec<Node>, Vec<bool>) = {
@@ -263,7 +257,7 @@ impl GarbageCollector {
                 .unzip()
         };
         if blocking.is_empty() {
-            remove_finalizer(rest, owner, FOREGROUND).await?;
+            remove_finalizer(ctx, owner, FOREGROUND).await?;
             return Ok(Action::Done);
         }
         // As many deletes in flight as the collector has workers (the store commits them
@@ -481,24 +475,6 @@ async fn unblock_owner_refs(ctx: &Context, node: &Node, uids: &[String]) -> Resu
 }
 
 /// Removes `finalizer` from `node` (deleting it when it was the last one).
-async fn remove_finalizer(rest: &RestStore<'_>, node: &Node, finalizer: &str) -> Result<(), Error> {
-    let uid = node.uid.clone();
-    let mut info = UpdateFn::new(move |current: Option<&Value>| {
-        let mut obj = current.cloned().unwrap_or_default();
-        if meta::meta_str(&obj, "uid") == &*uid {
-            let kept: Vec<String> = meta::finalizers(&obj)
-                .into_iter()
-                .filter(|f| f != finalizer)
-                .collect();
-            meta::set_meta(&mut obj, "finalizers", Some(json!(kept)));
-        }
-        Ok(obj)
-    });
-    match rest
-        .update(&writer(&node.namespace), &node.name, &mut info)
-        .await
-    {
-        Ok(_) | Err(Error::NotFound { .. }) => Ok(()),
-        Err(e) => Err(e),
-    }
+async fn remove_finalizer(ctx: &Context, node: &Node, finalizer: &str) -> Result<(), Error> {
+    update(ctx, node, |obj| meta::remove_finalizer(obj, finalizer)).await
 }

@@ -97,11 +97,6 @@ impl Reconciler for MigrationController {
         migrations(ctx).map(|e| e.collection_prefix(None))
     }
 
-    fn key_of(&self, storage_key: &[u8]) -> Option<String> {
-        let key = std::str::from_utf8(storage_key).ok()?;
-        key.rsplit('/').next().map(str::to_owned)
-    }
-
     /// Runs every unfinished migration up to `name`, oldest first: one at a time, in
     /// creation order, whichever key comes first.
     async fn reconcile(&self, ctx: &Context, name: &str) -> Result<Action, Error> {

@@ -5,22 +5,6 @@ use crate::meta::{self, nested};
 use crate::table::{Column, ColumnTable, age, age_column, default_table, name_column};
 use serde_json::Value;
 
-fn col(
-    name: &'static str,
-    kind: &'static str,
-    description: &'static str,
-    cell: fn(&Value) -> Value,
-) -> Column {
-    Column {
-        name,
-        kind,
-        format: "",
-        description,
-        priority: 0,
-        cell,
-    }
-}
-
 fn wide(mut c: Column) -> Column {
     c.priority = 1;
     c
@@ -48,7 +32,7 @@ fn count_keys(obj: &Value, fields: &[&str]) -> Value {
 pub fn namespaces() -> ColumnTable {
     ColumnTable(vec![
         name_column(),
-        col("Status", "string", "The status of the namespace", |o| {
+        Column::new("Status", "string", "The status of the namespace", |o| {
             str_at(o, &["status", "phase"])
         }),
         age_column(),
@@ -59,7 +43,7 @@ pub fn namespaces() -> ColumnTable {
 pub fn configmaps() -> ColumnTable {
     ColumnTable(vec![
         name_column(),
-        col(
+        Column::new(
             "Data",
             "string",
             "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
@@ -73,13 +57,13 @@ pub fn configmaps() -> ColumnTable {
 pub fn secrets() -> ColumnTable {
     ColumnTable(vec![
         name_column(),
-        col(
+        Column::new(
             "Type",
             "string",
             "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types",
             |o| str_at(o, &["type"]),
         ),
-        col(
+        Column::new(
             "Data",
             "string",
             "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
@@ -134,49 +118,49 @@ fn event_source(o: &Value) -> Value {
 /// Count, Name).
 pub fn events() -> ColumnTable {
     ColumnTable(vec![
-        col(
+        Column::new(
             "Last Seen",
             "string",
             "Time when last event occurred",
             event_last_seen,
         ),
-        col(
+        Column::new(
             "Type",
             "string",
             "Type of this event (Normal, Warning), new types could be added in the future.",
             |o| str_at(o, &["type"]),
         ),
-        col(
+        Column::new(
             "Reason",
             "string",
             "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
             |o| str_at(o, &["reason"]),
         ),
-        col(
+        Column::new(
             "Object",
             "string",
             "The object that this event is about",
             event_object,
         ),
-        wide(col(
+        wide(Column::new(
             "Subobject",
             "string",
             "The subobject that this event is about",
             |o| str_at(o, &["involvedObject", "fieldPath"]),
         )),
-        wide(col(
+        wide(Column::new(
             "Source",
             "string",
             "The component reporting this event. Should be a short machine understandable string.",
             event_source,
         )),
-        col(
+        Column::new(
             "Message",
             "string",
             "A human-readable description of the status of this operation.",
             |o| str_at(o, &["message"]),
         ),
-        wide(col(
+        wide(Column::new(
             "First Seen",
             "string",
             "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)",
@@ -186,15 +170,18 @@ pub fn events() -> ColumnTable {
                     .unwrap_or("")))
             },
         )),
-        wide(col(
+        wide(Column::new(
             "Count",
             "string",
             "The number of times this event has occurred.",
             |o| Value::String(o.get("count").map(|c| c.to_string()).unwrap_or_default()),
         )),
-        wide(col("Name", "string", crate::table::NAME_DESCRIPTION, |o| {
-            Value::String(meta::name(o).to_owned())
-        })),
+        wide(Column::new(
+            "Name",
+            "string",
+            crate::table::NAME_DESCRIPTION,
+            |o| Value::String(meta::name(o).to_owned()),
+        )),
     ])
 }
 
@@ -202,7 +189,7 @@ pub fn events() -> ColumnTable {
 pub fn leases() -> ColumnTable {
     ColumnTable(vec![
         name_column(),
-        col("Holder", "string", "The holder of the lease", |o| {
+        Column::new("Holder", "string", "The holder of the lease", |o| {
             str_at(o, &["spec", "holderIdentity"])
         }),
         age_column(),
@@ -290,19 +277,19 @@ fn hpa_targets(o: &Value) -> Value {
 pub fn hpas() -> ColumnTable {
     ColumnTable(vec![
         name_column(),
-        col(
+        Column::new(
             "Reference",
             "string",
             "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.",
             hpa_reference,
         ),
-        col(
+        Column::new(
             "Targets",
             "string",
             "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization.",
             hpa_targets,
         ),
-        col(
+        Column::new(
             "MinPods",
             "string",
             "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.",
@@ -314,7 +301,7 @@ pub fn hpas() -> ColumnTable {
                 )
             },
         ),
-        col(
+        Column::new(
             "MaxPods",
             "string",
             "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.",
@@ -324,7 +311,7 @@ pub fn hpas() -> ColumnTable {
                     .unwrap_or(Value::from(0))
             },
         ),
-        col(
+        Column::new(
             "Replicas",
             "string",
             "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.",
