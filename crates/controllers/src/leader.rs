@@ -8,7 +8,7 @@
 
 use crate::context::Context;
 use kapi_registry::Error;
-use kapi_registry::entry::ResourceEntry;
+use kapi_registry::entry::{RegistryTable, ResourceEntry};
 use kapi_registry::rest::{RestStore, UpdateFn, WriteContext};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
@@ -82,10 +82,8 @@ impl Elector {
         &self.identity
     }
 
-    fn leases(&self) -> Result<Arc<ResourceEntry>, Error> {
-        self.ctx
-            .registry
-            .snapshot()
+    fn leases(table: &RegistryTable) -> Result<Arc<ResourceEntry>, Error> {
+        table
             .get("coordination.k8s.io", "v1", "leases")
             .cloned()
             .ok_or_else(|| Error::internal("coordination.k8s.io/v1 leases are not served"))
@@ -114,8 +112,8 @@ impl Elector {
     /// Takes the lease when it is free or expired, renews it when held; true when this
     /// process holds it afterwards.
     pub async fn try_acquire_or_renew(&self) -> Result<bool, Error> {
-        let entry = self.leases()?;
         let table = self.ctx.registry.snapshot();
+        let entry = Self::leases(&table)?;
         let rest = RestStore::new(self.ctx.store.as_ref(), &table, &entry);
         let seconds = self.timing.duration.as_secs().max(1);
         let now = now_micro();
@@ -176,8 +174,8 @@ impl Elector {
     /// Gives the lease up (holderIdentity cleared) when this process holds it, so another
     /// candidate need not wait for it to expire.
     pub async fn release(&self) -> Result<(), Error> {
-        let entry = self.leases()?;
         let table = self.ctx.registry.snapshot();
+        let entry = Self::leases(&table)?;
         let rest = RestStore::new(self.ctx.store.as_ref(), &table, &entry);
         let Some(stored) = rest.get(Some(NAMESPACE), self.name).await? else {
             return Ok(());

@@ -197,10 +197,11 @@ async fn siblings(
     let prefix = entry.collection_prefix(None);
     let cache = ctx.caches.get(&prefix, CACHE_TIMEOUT).await?;
     let suffix = format!(".{}", crd.spec.group);
+    let own = format!("/{}", crd.metadata.name);
     let mut out = Vec::new();
     for kv in cache.list(&prefix).0 {
         let key = String::from_utf8_lossy(&kv.key);
-        if !key.ends_with(&suffix) || key.ends_with(&format!("/{}", crd.metadata.name)) {
+        if !key.ends_with(&suffix) || key.ends_with(&own) {
             continue;
         }
         match entry.codec.decode_stored(&kv.value).await {
