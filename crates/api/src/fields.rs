@@ -51,10 +51,10 @@ fn add_event_fields(event: &Event, fields: &mut Fields) {
     fields.insert("involvedObject.resourceVersion", o.resource_version.clone());
     fields.insert("involvedObject.fieldPath", o.field_path.clone());
     fields.insert("reason", event.reason.clone());
-    fields.insert("reportingComponent", event.reporting_controller.clone());
+    fields.insert("reportingComponent", event.reporting_component.clone());
     // Events from the newer API carry only the reporting controller.
     let source = if event.source.component.is_empty() {
-        &event.reporting_controller
+        &event.reporting_component
     } else {
         &event.source.component
     };
@@ -92,7 +92,7 @@ mod tests {
     #[test]
     fn event_source_falls_back_to_the_reporting_controller() {
         let mut event = Event {
-            reporting_controller: "kubelet".into(),
+            reporting_component: "kubelet".into(),
             ..Default::default()
         };
         assert_eq!(selectable_fields(&event)["source"], "kubelet");

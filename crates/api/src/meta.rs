@@ -1,3 +1,6 @@
 //! The meta/v1 types the built-in kinds embed, from kapi-machinery.
 
-pub use kapi_machinery::meta::v1::{LabelSelector, ListMeta, MicroTime, ObjectMeta, Time};
+pub use kapi_machinery::meta::v1::{
+    Condition, DeleteOptions, FieldSelectorRequirement, LabelSelector, LabelSelectorRequirement,
+    ListMeta, MicroTime, ObjectMeta, OwnerReference, RawExtension, Time,
+};

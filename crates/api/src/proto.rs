@@ -458,3 +458,198 @@ pub mod map {
             .sum()
     }
 }
+
+/// A `map[string]V` without `omitempty` (nil shows as `null`): `None` is nil.
+pub mod opt_map {
+    use super::*;
+    /// Writes the field.
+    pub fn encode<V: MapValue>(tag: u32, m: &Option<BTreeMap<String, V>>, buf: &mut impl BufMut) {
+        if let Some(m) = m {
+            super::map::encode(tag, m, buf);
+        }
+    }
+    /// Reads one entry.
+    pub fn merge<V: MapValue>(
+        wt: WireType,
+        m: &mut Option<BTreeMap<String, V>>,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        super::map::merge(wt, m.get_or_insert_with(BTreeMap::new), buf, ctx)
+    }
+    /// Size of the field.
+    pub fn encoded_len<V: MapValue>(tag: u32, m: &Option<BTreeMap<String, V>>) -> usize {
+        m.as_ref().map_or(0, |m| super::map::encoded_len(tag, m))
+    }
+}
+
+/// A `[]string` without `omitempty` (nil shows as `null`): `None` is nil.
+pub mod opt_strings {
+    use super::*;
+    /// Writes the field.
+    pub fn encode(tag: u32, v: &Option<Vec<String>>, buf: &mut impl BufMut) {
+        if let Some(v) = v {
+            encoding::string::encode_repeated(tag, v, buf);
+        }
+    }
+    /// Reads the field.
+    pub fn merge(
+        wt: WireType,
+        v: &mut Option<Vec<String>>,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        encoding::string::merge_repeated(wt, v.get_or_insert_with(Vec::new), buf, ctx)
+    }
+    /// Size of the field.
+    pub fn encoded_len(tag: u32, v: &Option<Vec<String>>) -> usize {
+        v.as_ref()
+            .map_or(0, |v| encoding::string::encoded_len_repeated(tag, v))
+    }
+}
+
+macro_rules! repeated_scalar_codecs {
+    ($plain:ident, $opt:ident, $ty:ty, $enc:ident) => {
+        /// A slice of scalars, one unpacked field per element (proto2, as gogo writes it).
+        pub mod $plain {
+            use super::*;
+            /// Writes the field.
+            pub fn encode(tag: u32, v: &[$ty], buf: &mut impl BufMut) {
+                encoding::$enc::encode_repeated(tag, v, buf);
+            }
+            /// Reads the field (packed or not).
+            pub fn merge(
+                wt: WireType,
+                v: &mut Vec<$ty>,
+                buf: &mut impl Buf,
+                ctx: DecodeContext,
+            ) -> Result<(), DecodeError> {
+                encoding::$enc::merge_repeated(wt, v, buf, ctx)
+            }
+            /// Size of the field.
+            pub fn encoded_len(tag: u32, v: &[$ty]) -> usize {
+                encoding::$enc::encoded_len_repeated(tag, v)
+            }
+        }
+        /// A slice of scalars without `omitempty`: `None` is nil.
+        pub mod $opt {
+            use super::*;
+            /// Writes the field.
+            pub fn encode(tag: u32, v: &Option<Vec<$ty>>, buf: &mut impl BufMut) {
+                if let Some(v) = v {
+                    encoding::$enc::encode_repeated(tag, v, buf);
+                }
+            }
+            /// Reads the field (packed or not).
+            pub fn merge(
+                wt: WireType,
+                v: &mut Option<Vec<$ty>>,
+                buf: &mut impl Buf,
+                ctx: DecodeContext,
+            ) -> Result<(), DecodeError> {
+                encoding::$enc::merge_repeated(wt, v.get_or_insert_with(Vec::new), buf, ctx)
+            }
+            /// Size of the field.
+            pub fn encoded_len(tag: u32, v: &Option<Vec<$ty>>) -> usize {
+                v.as_ref()
+                    .map_or(0, |v| encoding::$enc::encoded_len_repeated(tag, v))
+            }
+        }
+    };
+}
+
+repeated_scalar_codecs!(ints32, opt_ints32, i32, int32);
+repeated_scalar_codecs!(ints64, opt_ints64, i64, int64);
+repeated_scalar_codecs!(bools, opt_bools, bool, bool);
+
+/// An inline embed (`json:",inline"`): flattened into its parent in JSON, but a nested
+/// message of its own on the protobuf wire (`Volume.volumeSource = 2`). Go writes it
+/// always, even when empty.
+pub mod inline {
+    use super::*;
+
+    /// Writes the key and length of the nested message; its fields follow.
+    pub fn encode_header(tag: u32, len: usize, buf: &mut impl BufMut) {
+        encoding::encode_key(tag, WireType::LengthDelimited, buf);
+        encoding::encode_varint(len as u64, buf);
+    }
+
+    /// Size of the nested message with its key and length.
+    pub fn encoded_len(tag: u32, len: usize) -> usize {
+        encoding::key_len(tag) + encoding::encoded_len_varint(len as u64) + len
+    }
+
+    /// Reads the nested message, handing each of its fields to `field` with the parent.
+    pub fn merge<T, B: Buf>(
+        wt: WireType,
+        parent: &mut T,
+        buf: &mut B,
+        ctx: DecodeContext,
+        mut field: impl FnMut(&mut T, u32, WireType, &mut B, DecodeContext) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
+        encoding::check_wire_type(WireType::LengthDelimited, wt)?;
+        encoding::merge_loop(parent, buf, ctx, |parent, buf, ctx| {
+            let (tag, wt) = encoding::decode_key(buf)?;
+            field(parent, tag, wt, buf, ctx)
+        })
+    }
+}
+
+/// Implements `prost::Message` for a named slice type that go-to-protobuf wraps in a
+/// message (`type ExtraValue []string` → `message ExtraValue { repeated string items = 1; }`).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! proto_wrapper {
+    ($ty:ident, $codec:ident) => {
+        impl ::prost::Message for $ty {
+            fn encode_raw(&self, buf: &mut impl ::prost::bytes::BufMut) {
+                $crate::proto::$codec::encode(1, &self.0, buf);
+            }
+            fn merge_field(
+                &mut self,
+                tag: u32,
+                wire_type: ::prost::encoding::WireType,
+                buf: &mut impl ::prost::bytes::Buf,
+                ctx: ::prost::encoding::DecodeContext,
+            ) -> ::core::result::Result<(), ::prost::DecodeError> {
+                match tag {
+                    1 => $crate::proto::$codec::merge(wire_type, &mut self.0, buf, ctx),
+                    _ => ::prost::encoding::skip_field(wire_type, tag, buf, ctx),
+                }
+            }
+            fn encoded_len(&self) -> usize {
+                $crate::proto::$codec::encoded_len(1, &self.0)
+            }
+            fn clear(&mut self) {
+                self.0.clear();
+            }
+        }
+    };
+}
+
+/// Makes a message type usable as a Go map's value (`map[string]ExtraValue`).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! map_value_message {
+    ($ty:ty) => {
+        impl $crate::proto::MapValue for $ty {
+            fn value_len(&self) -> usize {
+                ::prost::encoding::message::encoded_len(2, self)
+            }
+            fn encode_value(&self, buf: &mut impl ::prost::bytes::BufMut) {
+                ::prost::encoding::message::encode(2, self, buf);
+            }
+            fn merge_value(
+                &mut self,
+                wt: ::prost::encoding::WireType,
+                buf: &mut impl ::prost::bytes::Buf,
+                ctx: ::prost::encoding::DecodeContext,
+            ) -> ::core::result::Result<(), ::prost::DecodeError> {
+                ::prost::encoding::message::merge(wt, self, buf, ctx)
+            }
+        }
+    };
+}
+
+crate::map_value_message!(crate::resource::Quantity);
+crate::map_value_message!(crate::meta::Time);

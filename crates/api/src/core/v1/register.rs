@@ -1,10 +1,7 @@
 //! Registration of core/v1: kinds, defaults (pkg/apis/core/v1/defaults.go) and field
 //! labels for field selectors (pkg/apis/core/v1/conversion.go; others get the R1.16 default).
 
-use super::{
-    ConfigMap, ConfigMapList, Event, EventList, Namespace, NamespaceList, SECRET_TYPE_OPAQUE,
-    Secret, SecretList,
-};
+use super::{Namespace, NamespaceList, Secret, SecretList};
 use kapi_machinery::runtime::{Error, Result, Scheme};
 use kapi_machinery::schema::GroupVersion;
 
@@ -15,14 +12,8 @@ pub const LABEL_METADATA_NAME: &str = "kubernetes.io/metadata.name";
 /// The phase of a namespace that is not terminating.
 pub const NAMESPACE_ACTIVE: &str = "Active";
 
-crate::impl_kind!(Namespace, object_meta, protobuf);
-crate::impl_kind!(NamespaceList, list_meta, protobuf);
-crate::impl_kind!(ConfigMap, object_meta, protobuf);
-crate::impl_kind!(ConfigMapList, list_meta, protobuf);
-crate::impl_kind!(Secret, object_meta, protobuf);
-crate::impl_kind!(SecretList, list_meta, protobuf);
-crate::impl_kind!(Event, object_meta, protobuf);
-crate::impl_kind!(EventList, list_meta, protobuf);
+/// The type of a Secret that says nothing about its content.
+pub const SECRET_TYPE_OPAQUE: &str = "Opaque";
 
 /// Secret defaults: type `Opaque`.
 pub fn set_defaults_secret(secret: &mut Secret) {
@@ -79,14 +70,7 @@ const EVENT_FIELDS: &[&str] = &[
 /// Registers core/v1 into `scheme`.
 pub fn add_to_scheme(scheme: &mut Scheme) -> Result<()> {
     let gv = GroupVersion::new("", "v1");
-    scheme.add_known_type::<Namespace>(gv.with_kind("Namespace"))?;
-    scheme.add_known_type::<NamespaceList>(gv.with_kind("NamespaceList"))?;
-    scheme.add_known_type::<ConfigMap>(gv.with_kind("ConfigMap"))?;
-    scheme.add_known_type::<ConfigMapList>(gv.with_kind("ConfigMapList"))?;
-    scheme.add_known_type::<Secret>(gv.with_kind("Secret"))?;
-    scheme.add_known_type::<SecretList>(gv.with_kind("SecretList"))?;
-    scheme.add_known_type::<Event>(gv.with_kind("Event"))?;
-    scheme.add_known_type::<EventList>(gv.with_kind("EventList"))?;
+    super::types::add_kinds(scheme, &gv)?;
     kapi_machinery::meta::v1::add_to_group_version(scheme, &gv)?;
     scheme.add_type_defaulting_func::<Secret>(set_defaults_secret);
     scheme.add_type_defaulting_func::<Namespace>(set_defaults_namespace);

@@ -49,6 +49,10 @@ pub struct LabelSelectorRequirement {
     pub values: Vec<String>,
 }
 
+/// A field selector requirement (`key In (a,b)` on a field): the same fields, JSON and
+/// protobuf numbers as a label selector requirement (meta/v1 `FieldSelectorRequirement`).
+pub type FieldSelectorRequirement = LabelSelectorRequirement;
+
 impl prost::Message for LabelSelector {
     fn encode_raw(&self, buf: &mut impl BufMut) {
         proto_wire::encode_string_map(1, &self.match_labels, buf);

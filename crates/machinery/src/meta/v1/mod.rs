@@ -17,7 +17,9 @@ pub use discovery::{
     APIGroup, APIGroupList, APIResource, APIResourceList, APIVersions, GroupVersionForDiscovery,
     ServerAddressByClientCIDR, Verbs,
 };
-pub use label_selector::{Condition, LabelSelector, LabelSelectorRequirement};
+pub use label_selector::{
+    Condition, FieldSelectorRequirement, LabelSelector, LabelSelectorRequirement,
+};
 pub use object_meta::{
     FieldsV1, ListMeta, ManagedFieldsEntry, ObjectMeta, OwnerReference, ShardInfo,
 };

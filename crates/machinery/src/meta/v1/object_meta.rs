@@ -61,8 +61,9 @@ pub struct ObjectMeta {
     /// Generation of the desired state.
     #[serde(default, deserialize_with = "nd", skip_serializing_if = "is_zero_i64")]
     pub generation: i64,
-    /// Creation time; zero encodes as `null` (Go's omitempty does not omit structs).
-    #[serde(default)]
+    /// Creation time; left out when zero (`omitzero` since Kubernetes 1.33, so a pod
+    /// template's metadata no longer shows `creationTimestamp: null`).
+    #[serde(default, skip_serializing_if = "Time::is_zero")]
     pub creation_timestamp: Time,
     /// Deletion time, set when deletion is requested.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,0 +1,3 @@
+//! The apiregistration.k8s.io API group.
+
+pub mod v1;

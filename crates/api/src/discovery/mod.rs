@@ -1,0 +1,3 @@
+//! The discovery.k8s.io API group.
+
+pub mod v1;

@@ -1,0 +1,3 @@
+//! The networking.k8s.io API group.
+
+pub mod v1;

@@ -1,0 +1,3 @@
+//! The node.k8s.io API group.
+
+pub mod v1;

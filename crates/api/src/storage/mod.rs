@@ -1,0 +1,3 @@
+//! The storage.k8s.io API group.
+
+pub mod v1;

@@ -1,0 +1,20 @@
+//! storage.k8s.io/v1: StorageClasses, CSI drivers and nodes, capacities, attachments. The types are generated (`types.rs`, see `docs/api.md`).
+
+mod types;
+
+pub use types::*;
+
+use kapi_machinery::runtime::{Result, Scheme};
+use kapi_machinery::schema::GroupVersion;
+
+/// storage.k8s.io/v1's apiVersion.
+pub const GROUP_VERSION: &str = "storage.k8s.io/v1";
+
+/// Registers storage.k8s.io/v1 into `scheme`.
+pub fn add_to_scheme(scheme: &mut Scheme) -> Result<()> {
+    let gv = GroupVersion::new("storage.k8s.io", "v1");
+    types::add_kinds(scheme, &gv)?;
+    kapi_machinery::meta::v1::add_to_group_version(scheme, &gv)?;
+    scheme.set_version_priority(&[gv])?;
+    Ok(())
+}
