@@ -2,12 +2,15 @@
 //! vendored in `crates/apigen/upstream/k8s-1.36.2/` (see its PROVENANCE).
 //!
 //! `cargo run -p kapi-apigen` writes `crates/api/src/<group>/<version>/types.rs` for
-//! every package; `--check` fails when a checked-in file differs from what it would write.
+//! every package and the registry's resource table (`crates/registry/src/builtin/
+//! resources.rs`, from the 1.36.2 discovery golden); `--check` fails when a checked-in
+//! file differs from what it would write.
 
 mod emit;
 mod go;
 mod model;
 mod packages;
+mod resources;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,23 +28,29 @@ fn main() -> ExitCode {
         }
     };
     let mut stale = Vec::new();
+    let mut outputs: Vec<(PathBuf, Result<String, String>)> = Vec::new();
+    let discovery = root.join("../../testdata/golden/discovery-1.36.json");
+    outputs.push((
+        root.join("../registry/src/builtin/resources.rs"),
+        std::fs::read_to_string(&discovery)
+            .map_err(|e| format!("{}: {e}", discovery.display()))
+            .and_then(|d| resources::emit(&d)),
+    ));
     for r in &pkgs {
-        let text = match emit::emit_package(r) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("apigen: {}: {e}", r.package.dir);
-                return ExitCode::FAILURE;
-            }
-        };
-        let text = match rustfmt(&text) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("apigen: rustfmt {}: {e}", r.package.dir);
-                return ExitCode::FAILURE;
-            }
-        };
         let dir = api_src.join(r.package.module.replace("::", "/"));
-        let path = dir.join("types.rs");
+        outputs.push((
+            dir.join("types.rs"),
+            emit::emit_package(r).map_err(|e| format!("{}: {e}", r.package.dir)),
+        ));
+    }
+    for (path, text) in outputs {
+        let text = match text.and_then(|t| rustfmt(&t).map_err(|e| format!("rustfmt: {e}"))) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("apigen: {}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+        };
         let current = std::fs::read_to_string(&path).unwrap_or_default();
         if current == text {
             continue;
@@ -50,6 +59,7 @@ fn main() -> ExitCode {
             stale.push(path.display().to_string());
             continue;
         }
+        let dir = path.parent().map(PathBuf::from).unwrap_or_default();
         if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, text)) {
             eprintln!("apigen: {}: {e}", path.display());
             return ExitCode::FAILURE;

@@ -43,6 +43,9 @@ pub struct Subresource {
     pub name: String,
     /// Discovery verbs.
     pub verbs: Vec<String>,
+    /// The (group, version, kind) it answers with, when not the resource's own kind
+    /// (`scale`: autoscaling/v1 Scale).
+    pub response_kind: Option<(String, String, String)>,
 }
 
 /// Everything the generic handlers need to serve one (group, version, resource).

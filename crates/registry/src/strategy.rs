@@ -14,6 +14,8 @@ pub enum NameRule {
     Dns1123Subdomain,
     /// RFC 1123 label (namespaces).
     Dns1123Label,
+    /// RFC 1035 label: a label that starts with a letter (services).
+    Dns1035Label,
     /// Any name that is a valid path segment (custom kinds with their own rules).
     PathSegment,
 }
@@ -311,6 +313,7 @@ impl Strategy for NamespaceStrategy {
 }
 
 const SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const DNS1035_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 const LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
 fn is_label(s: &str) -> bool {
@@ -340,6 +343,14 @@ pub fn name_problems(rule: NameRule, name: &str) -> Vec<String> {
             }
             if !is_label(name) {
                 out.push(LABEL_MSG.to_owned());
+            }
+        }
+        NameRule::Dns1035Label => {
+            if name.len() > 63 {
+                out.push("must be no more than 63 characters".to_owned());
+            }
+            if !is_label(name) || !name.starts_with(|c: char| c.is_ascii_lowercase()) {
+                out.push(DNS1035_MSG.to_owned());
             }
         }
         NameRule::PathSegment => {}

@@ -195,6 +195,18 @@ async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
     if handlers::view::applies(&ctx) {
         return handlers::view::dispatch(&ctx, body).await;
     }
+    if let Some(sub) = ctx.info.subresource.as_deref()
+        && !matches!(sub, "status" | "finalize")
+    {
+        // Discovery lists every subresource upstream has; those that need a kubelet
+        // (log, exec, attach, portforward, proxy) or an admission path kapi lacks yet
+        // (binding, eviction, token, approval, ephemeralcontainers, resize) say so.
+        return ApiError::service_unavailable(format!(
+            "kapi does not serve {}/{sub} (it runs no kubelet, and this subresource is not implemented yet)",
+            ctx.entry.names.plural
+        ))
+        .into_response();
+    }
     match ctx.info.verb {
         Verb::Get => handlers::read::get(&ctx).await,
         Verb::List => handlers::list::list(&ctx).await,

@@ -107,23 +107,24 @@ fn resource_json(e: &ResourceEntry) -> Vec<Value> {
             "kind": e.names.kind,
             "verbs": s.verbs,
         });
-        if s.name == "scale" {
-            sub["group"] = json!("autoscaling");
-            sub["version"] = json!("v1");
-            sub["kind"] = json!("Scale");
+        if let Some((group, version, kind)) = &s.response_kind {
+            if !group.is_empty() || !version.is_empty() {
+                sub["group"] = json!(group);
+                sub["version"] = json!(version);
+            }
+            sub["kind"] = json!(kind);
         }
         out.push(sub);
     }
     out
 }
 
-/// `responseKind` of a subresource: every `scale` subresource speaks autoscaling/v1 Scale
-/// (as in Kubernetes); others the entry's own kind.
+/// `responseKind` of a subresource: its own (`scale`: autoscaling/v1 Scale, `eviction`:
+/// policy/v1 Eviction), or the entry's kind.
 fn subresource_kind(e: &ResourceEntry, sub: &str) -> Value {
-    if sub == "scale" {
-        json!({"group": "autoscaling", "version": "v1", "kind": "Scale"})
-    } else {
-        json!({"group": "", "version": "", "kind": e.names.kind})
+    match e.subresource(sub).and_then(|s| s.response_kind.as_ref()) {
+        Some((group, version, kind)) => json!({"group": group, "version": version, "kind": kind}),
+        None => json!({"group": "", "version": "", "kind": e.names.kind}),
     }
 }
 

@@ -66,6 +66,11 @@ impl ApiError {
         }
     }
 
+    /// 503 ServiceUnavailable: a part of the API that needs a component kapi does not run.
+    pub fn service_unavailable(message: impl Into<String>) -> Self {
+        Self::new(503, "ServiceUnavailable", message)
+    }
+
     /// 406 NotAcceptable listing the representations on offer.
     pub fn not_acceptable(available: &[&str]) -> Self {
         let msg = format!(

@@ -1,28 +1,25 @@
-//! The built-in resources as registry entries: namespaces, configmaps, secrets, events
-//! (core/v1), leases (coordination.k8s.io/v1), horizontalpodautoscalers (autoscaling/v2),
-//! customresourcedefinitions (apiextensions.k8s.io/v1). Data only; no handler knows them.
+//! The built-in resources as registry entries: every resource kube-apiserver 1.36.2 serves
+//! by default (`resources.rs`, generated from its discovery), with the per-kind strategies
+//! and tables kapi has. Data only; no handler knows them.
 
+mod resource_table;
+mod resources;
 mod tables;
+mod workload;
+
+pub use resource_table::{Resource, SubresourceSpec};
+pub use resources::RESOURCES;
+pub use workload::{SelectorForm, WorkloadStrategy, label_selector_string};
+
 use crate::codec::{JsonCodec, ObjectCodec};
 use crate::entry::{ResourceEntry, ResourceNames, Scope, Subresource, storage_version_hash};
 use crate::scheme_codec::SchemeCodec;
-use crate::strategy::{GenericStrategy, NamespaceStrategy, Strategy};
-use crate::table::TableConvertor;
+use crate::strategy::{GenericStrategy, NameRule, NamespaceStrategy, Strategy};
+use crate::table::{TableConvertor, default_table};
 use kapi_machinery::schema::GroupVersion;
 use kapi_machinery::serializer::CodecFactory;
 use serde_json::json;
 use std::sync::Arc;
-
-const ALL_VERBS: [&str; 8] = [
-    "create",
-    "delete",
-    "deletecollection",
-    "get",
-    "list",
-    "patch",
-    "update",
-    "watch",
-];
 
 /// What differs between built-in entries.
 pub struct EntrySpec {
@@ -44,8 +41,8 @@ pub struct EntrySpec {
     pub categories: &'static [&'static str],
     /// Verbs, sorted.
     pub verbs: &'static [&'static str],
-    /// Subresources with their verbs.
-    pub subresources: &'static [(&'static str, &'static [&'static str])],
+    /// Subresources with their verbs and response kinds.
+    pub subresources: &'static [SubresourceSpec],
     /// Strategy.
     pub strategy: Arc<dyn Strategy>,
     /// Table.
@@ -82,9 +79,11 @@ pub fn entry(root: &str, spec: EntrySpec, codec: Arc<dyn ObjectCodec>) -> Resour
         subresources: spec
             .subresources
             .iter()
-            .map(|(name, verbs)| Subresource {
-                name: name.to_string(),
-                verbs: verbs.iter().map(|v| v.to_string()).collect(),
+            .map(|s| Subresource {
+                name: s.name.to_string(),
+                verbs: s.verbs.iter().map(|v| v.to_string()).collect(),
+                response_kind: (!s.kind.is_empty())
+                    .then(|| (s.group.to_owned(), s.version.to_owned(), s.kind.to_owned())),
             })
             .collect(),
         storage_prefix: prefix,
@@ -97,34 +96,69 @@ pub fn entry(root: &str, spec: EntrySpec, codec: Arc<dyn ObjectCodec>) -> Resour
     }
 }
 
-const STATUS: &[(&str, &[&str])] = &[("status", &["get", "patch", "update"])];
+/// The resources of upstream's discovery that kapi does not serve yet: reviews and
+/// other kinds that are answered rather than stored (the authentication and
+/// authorization issue brings them), ComponentStatus (no components to probe), and
+/// events.k8s.io/v1 (it shares core Events' storage upstream, through a conversion kapi
+/// lacks).
+pub const NOT_SERVED: &[(&str, &str)] = &[
+    ("", "bindings"),
+    ("", "componentstatuses"),
+    ("authentication.k8s.io", "selfsubjectreviews"),
+    ("authentication.k8s.io", "tokenreviews"),
+    ("authorization.k8s.io", "localsubjectaccessreviews"),
+    ("authorization.k8s.io", "selfsubjectaccessreviews"),
+    ("authorization.k8s.io", "selfsubjectrulesreviews"),
+    ("authorization.k8s.io", "subjectaccessreviews"),
+    ("events.k8s.io", "events"),
+];
 
-/// The specs of every built-in resource.
-pub fn specs() -> Vec<EntrySpec> {
-    let generic = |s: GenericStrategy| -> Arc<dyn Strategy> { Arc::new(s) };
-    let core = |plural, singular, kind, short, strategy, table| EntrySpec {
-        group: "",
-        version: "v1",
-        plural,
-        singular,
-        kind,
-        scope: Scope::Namespaced,
-        short_names: short,
-        categories: &[],
-        verbs: &ALL_VERBS,
-        subresources: &[],
-        strategy,
-        table,
-        storage_version: "v1",
-        group_priority: 0,
-        version_priority: 0,
-    };
-    let with_type = GenericStrategy {
-        defaults: vec![("type", json!("Opaque"))],
-        field_paths: vec![("type", vec!["type"])],
-        ..GenericStrategy::default()
-    };
-    let event_fields = GenericStrategy {
+/// Kinds whose spec changes bump `metadata.generation` (their registry strategies in
+/// kube-apiserver set generation 1 on create and increment it on spec updates).
+const TRACKS_GENERATION: &[(&str, &str)] = &[
+    ("", "pods"),
+    ("", "replicationcontrollers"),
+    ("apps", "deployments"),
+    ("apps", "replicasets"),
+    ("apps", "statefulsets"),
+    ("apps", "daemonsets"),
+    ("batch", "jobs"),
+    ("batch", "cronjobs"),
+    ("policy", "poddisruptionbudgets"),
+    ("networking.k8s.io", "networkpolicies"),
+    ("networking.k8s.io", "ingresses"),
+    (
+        "admissionregistration.k8s.io",
+        "mutatingwebhookconfigurations",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "validatingwebhookconfigurations",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "validatingadmissionpolicies",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "validatingadmissionpolicybindings",
+    ),
+    ("admissionregistration.k8s.io", "mutatingadmissionpolicies"),
+    (
+        "admissionregistration.k8s.io",
+        "mutatingadmissionpolicybindings",
+    ),
+    ("flowcontrol.apiserver.k8s.io", "flowschemas"),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "prioritylevelconfigurations",
+    ),
+    ("resource.k8s.io", "deviceclasses"),
+    ("resource.k8s.io", "resourceslices"),
+];
+
+fn event_fields() -> GenericStrategy {
+    GenericStrategy {
         field_paths: vec![
             ("involvedObject.kind", vec!["involvedObject", "kind"]),
             (
@@ -151,97 +185,120 @@ pub fn specs() -> Vec<EntrySpec> {
             ("type", vec!["type"]),
         ],
         ..GenericStrategy::default()
+    }
+}
+
+/// The name rule of a built-in kind (ValidateXName in kube's validation).
+fn name_rule(group: &str, plural: &str) -> NameRule {
+    match (group, plural) {
+        ("", "services") => NameRule::Dns1035Label,
+        ("rbac.authorization.k8s.io", _) => NameRule::PathSegment,
+        _ => NameRule::Dns1123Subdomain,
+    }
+}
+
+/// Immutable selectors and templates, kube's `ValidateXUpdate` in pkg/apis/*/validation.
+type Immutable = &'static [&'static [&'static str]];
+
+/// Scale and immutable fields of the kinds that have them.
+fn workload_rules(group: &str, plural: &str) -> Option<(Option<SelectorForm>, Immutable)> {
+    const SELECTOR: Immutable = &[&["spec", "selector"]];
+    Some(match (group, plural) {
+        ("apps", "deployments" | "replicasets" | "statefulsets") => {
+            (Some(SelectorForm::LabelSelector), SELECTOR)
+        }
+        ("apps", "daemonsets") => (None, SELECTOR),
+        ("", "replicationcontrollers") => (Some(SelectorForm::LabelMap), &[]),
+        ("batch", "jobs") => (None, &[&["spec", "selector"], &["spec", "completionMode"]]),
+        _ => return None,
+    })
+}
+
+/// The strategy and table of one resource of the table.
+fn behaviour(r: &Resource) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
+    let status = r.subresources.iter().any(|s| s.name == "status");
+    let generic = GenericStrategy {
+        status,
+        generation: TRACKS_GENERATION.contains(&(r.group, r.plural)),
+        names: name_rule(r.group, r.plural),
+        ..GenericStrategy::default()
     };
-    vec![
-        EntrySpec {
-            scope: Scope::Cluster,
-            verbs: &[
-                "create", "delete", "get", "list", "patch", "update", "watch",
-            ],
-            subresources: &[
-                ("finalize", &["update"]),
-                ("status", &["get", "patch", "update"]),
-            ],
-            ..core(
-                "namespaces",
-                "namespace",
-                "Namespace",
-                &["ns"],
-                Arc::new(NamespaceStrategy),
-                Arc::new(tables::namespaces()),
-            )
-        },
-        core(
-            "configmaps",
-            "configmap",
-            "ConfigMap",
-            &["cm"],
-            generic(GenericStrategy::default()),
-            Arc::new(tables::configmaps()),
-        ),
-        core(
-            "secrets",
-            "secret",
-            "Secret",
-            &[],
-            generic(with_type),
+    match (r.group, r.plural) {
+        ("", "namespaces") => (Arc::new(NamespaceStrategy), Arc::new(tables::namespaces())),
+        ("", "configmaps") => (Arc::new(generic), Arc::new(tables::configmaps())),
+        ("", "secrets") => (
+            Arc::new(GenericStrategy {
+                defaults: vec![("type", json!("Opaque"))],
+                field_paths: vec![("type", vec!["type"])],
+                ..generic
+            }),
             Arc::new(tables::secrets()),
         ),
-        core(
-            "events",
-            "event",
-            "Event",
-            &["ev"],
-            generic(event_fields),
-            Arc::new(tables::events()),
+        ("", "events") => (Arc::new(event_fields()), Arc::new(tables::events())),
+        ("coordination.k8s.io", "leases") => (Arc::new(generic), Arc::new(tables::leases())),
+        ("autoscaling", "horizontalpodautoscalers") => (
+            Arc::new(GenericStrategy {
+                status: true,
+                ..GenericStrategy::default()
+            }),
+            Arc::new(tables::hpas()),
         ),
-        EntrySpec {
-            group: "coordination.k8s.io",
-            group_priority: 30,
-            ..core(
-                "leases",
-                "lease",
-                "Lease",
-                &[],
-                generic(GenericStrategy::default()),
-                Arc::new(tables::leases()),
-            )
-        },
-        EntrySpec {
-            group: "autoscaling",
-            version: "v2",
-            storage_version: "v2",
-            categories: &["all"],
-            subresources: STATUS,
-            group_priority: 10,
-            ..core(
-                "horizontalpodautoscalers",
-                "horizontalpodautoscaler",
-                "HorizontalPodAutoscaler",
-                &["hpa"],
-                generic(GenericStrategy {
-                    status: true,
-                    ..GenericStrategy::default()
+        ("apiextensions.k8s.io", "customresourcedefinitions") => {
+            (Arc::new(crate::crd::CrdStrategy), Arc::new(tables::crds()))
+        }
+        (group, plural) if workload_rules(group, plural).is_some() => {
+            let (scale, immutable) = workload_rules(group, plural).unwrap_or((None, &[]));
+            (
+                Arc::new(WorkloadStrategy {
+                    generic,
+                    scale,
+                    immutable,
                 }),
-                Arc::new(tables::hpas()),
+                Arc::new(default_table()),
             )
-        },
-        EntrySpec {
-            group: "apiextensions.k8s.io",
-            scope: Scope::Cluster,
-            categories: &["api-extensions"],
-            subresources: STATUS,
-            group_priority: 20,
-            ..core(
-                "customresourcedefinitions",
-                "customresourcedefinition",
-                "CustomResourceDefinition",
-                &["crd", "crds"],
-                Arc::new(crate::crd::CrdStrategy),
-                Arc::new(tables::crds()),
-            )
-        },
-    ]
+        }
+        _ => (Arc::new(generic), Arc::new(default_table())),
+    }
+}
+
+/// The storage version of a resource: the one version kapi serves (autoscaling stores v2).
+fn storage_version(r: &Resource) -> &'static str {
+    match r.group {
+        "autoscaling" => "v2",
+        _ => r.version,
+    }
+}
+
+/// The specs of every built-in resource kapi serves, in upstream's discovery order.
+pub fn specs() -> Vec<EntrySpec> {
+    RESOURCES
+        .iter()
+        .filter(|r| !NOT_SERVED.contains(&(r.group, r.plural)))
+        .map(|r| {
+            let (strategy, table) = behaviour(r);
+            EntrySpec {
+                group: r.group,
+                version: r.version,
+                plural: r.plural,
+                singular: r.singular,
+                kind: r.kind,
+                scope: if r.namespaced {
+                    Scope::Namespaced
+                } else {
+                    Scope::Cluster
+                },
+                short_names: r.short_names,
+                categories: r.categories,
+                verbs: r.verbs,
+                subresources: r.subresources,
+                strategy,
+                table,
+                storage_version: storage_version(r),
+                group_priority: r.group_priority,
+                version_priority: r.version_priority,
+            }
+        })
+        .collect()
 }
 
 /// Every built-in entry with a JSON storage codec in its own version; keys live under
@@ -261,24 +318,10 @@ pub fn json_entries(root: &str) -> Vec<ResourceEntry> {
 }
 
 /// Every built-in entry with the Scheme's codec (typed, converting through the hub to the
-/// storage version, protobuf where the kind has it), plus autoscaling/v1, which serves
+/// storage version, protobuf where the kind has it); autoscaling/v1 serves
 /// HorizontalPodAutoscalers stored as v2.
 pub fn scheme_entries(root: &str, factory: &CodecFactory) -> Vec<ResourceEntry> {
-    let mut specs = specs();
-    if let Some(hpa) = specs
-        .iter()
-        .find(|s| s.plural == "horizontalpodautoscalers")
-    {
-        let v1 = EntrySpec {
-            version: "v1",
-            version_priority: 1,
-            strategy: hpa.strategy.clone(),
-            table: hpa.table.clone(),
-            ..*hpa
-        };
-        specs.push(v1);
-    }
-    specs
+    specs()
         .into_iter()
         .map(|spec| {
             let codec = SchemeCodec::new(

@@ -120,6 +120,8 @@ pub fn entries_for_crd(
                     subresources.push(Subresource {
                         name: name.into(),
                         verbs: verbs(),
+                        response_kind: (name == "scale")
+                            .then(|| ("autoscaling".into(), "v1".into(), "Scale".into())),
                     });
                 }
             }

@@ -5,7 +5,7 @@
 //! kapi-controllers' migration controller acts on it.
 
 use super::strategy::MigrationStrategy;
-use crate::builtin::{EntrySpec, entry};
+use crate::builtin::{EntrySpec, SubresourceSpec, entry};
 use crate::codec::ObjectCodec;
 use crate::entry::{ResourceEntry, Scope};
 use crate::error::Error;
@@ -32,7 +32,7 @@ const VERBS: &[&str] = &[
     "update",
     "watch",
 ];
-const STATUS: &[(&str, &[&str])] = &[("status", &["get", "patch", "update"])];
+const STATUS: &[SubresourceSpec] = &[SubresourceSpec::own("status", &["get", "patch", "update"])];
 
 /// Serves stored JSON in one version and stores in another: the versions share one schema,
 /// so converting is setting `apiVersion`.

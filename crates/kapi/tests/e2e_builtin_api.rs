@@ -1,0 +1,349 @@
+//! The whole built-in API of Kubernetes 1.36 (issue 13) end to end: discovery equals
+//! kube-apiserver 1.36.2's for every resource kapi serves, kubectl and the `kube` crate
+//! create, read and scale the kinds an operator's reconciler makes, protobuf bodies are
+//! the generated kinds', and updates that kube refuses are refused.
+
+mod e2e_support;
+
+use e2e_support::{Kapi, json};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::ServiceAccount;
+use k8s_openapi::api::rbac::v1::Role;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use serde_json::{Value, json};
+
+fn golden(name: &str) -> Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/golden")
+        .join(name);
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn get(path: &str, accept: &str) -> http::Request<Vec<u8>> {
+    http::Request::get(path)
+        .header("accept", accept)
+        .body(Vec::new())
+        .unwrap()
+}
+
+const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+/// (group, version, resource JSON) of every resource of an aggregated document.
+fn resources(doc: &Value) -> Vec<(String, String, Value)> {
+    let mut out = Vec::new();
+    for item in doc["items"].as_array().unwrap() {
+        let group = item["metadata"]["name"].as_str().unwrap_or("").to_owned();
+        for v in item["versions"].as_array().unwrap() {
+            for r in v["resources"].as_array().unwrap() {
+                out.push((
+                    group.clone(),
+                    v["version"].as_str().unwrap().to_owned(),
+                    r.clone(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Writes `docs` as one v1 List that kubectl applies item by item.
+fn write_manifest(kapi: &Kapi, name: &str, docs: &[Value]) -> String {
+    let path = kapi.kubeconfig().with_file_name(name);
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": docs});
+    std::fs::write(&path, list.to_string()).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+fn deployment(name: &str) -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}}})
+}
+
+#[tokio::test]
+async fn aggregated_discovery_is_kube_apiservers_for_every_served_resource() {
+    let kapi = Kapi::start().await;
+    let golden = golden("discovery-1.36.json");
+    let unserved = kapi_registry::builtin::NOT_SERVED;
+    for root in ["/api", "/apis"] {
+        let (status, _, body) = kapi.raw(get(root, AGGREGATED)).await;
+        assert_eq!(status, 200);
+        let served = resources(&json(&body));
+        let want: Vec<_> = resources(&golden[root])
+            .into_iter()
+            .filter(|(g, _, r)| !unserved.contains(&(g.as_str(), r["resource"].as_str().unwrap())))
+            .collect();
+        for (g, v, r) in &want {
+            let name = r["resource"].as_str().unwrap();
+            let got = served
+                .iter()
+                .find(|(sg, sv, sr)| sg == g && sv == v && sr["resource"] == name)
+                .unwrap_or_else(|| panic!("{g}/{v} {name} is not served"));
+            assert_eq!(&got.2, r, "{g}/{v} {name}");
+        }
+        // Upstream's groups in upstream's order; kapi's own extras (kapi.dev,
+        // storagemigration.k8s.io) come after them.
+        let order = |list: &[(String, String, Value)]| {
+            let mut groups: Vec<String> = Vec::new();
+            for (g, v, _) in list {
+                let gv = format!("{g}/{v}");
+                if !groups.contains(&gv) {
+                    groups.push(gv);
+                }
+            }
+            groups
+        };
+        let want_order = order(&want);
+        let got_order: Vec<String> = order(&served)
+            .into_iter()
+            .filter(|gv| want_order.contains(gv))
+            .collect();
+        assert_eq!(got_order, want_order, "{root}: group order");
+    }
+}
+
+#[tokio::test]
+async fn kubectl_api_resources_lists_every_served_builtin() {
+    let kapi = Kapi::start().await;
+    let out = kapi.kubectl_ok(&["api-resources", "-o", "name"]);
+    let names: Vec<&str> = out.lines().collect();
+    for want in [
+        "pods",
+        "services",
+        "serviceaccounts",
+        "deployments.apps",
+        "statefulsets.apps",
+        "jobs.batch",
+        "cronjobs.batch",
+        "roles.rbac.authorization.k8s.io",
+        "clusterrolebindings.rbac.authorization.k8s.io",
+        "ingresses.networking.k8s.io",
+        "poddisruptionbudgets.policy",
+        "validatingwebhookconfigurations.admissionregistration.k8s.io",
+        "mutatingadmissionpolicies.admissionregistration.k8s.io",
+        "endpointslices.discovery.k8s.io",
+        "flowschemas.flowcontrol.apiserver.k8s.io",
+        "resourceclaims.resource.k8s.io",
+        "storageclasses.storage.k8s.io",
+        "priorityclasses.scheduling.k8s.io",
+        "runtimeclasses.node.k8s.io",
+        "certificatesigningrequests.certificates.k8s.io",
+        "apiservices.apiregistration.k8s.io",
+    ] {
+        assert!(names.contains(&want), "{want} missing from:\n{out}");
+    }
+    let wide = kapi.kubectl_ok(&["api-resources", "--api-group=apps"]);
+    let deploy = wide.lines().find(|l| l.starts_with("deployments")).unwrap();
+    let cols: Vec<&str> = deploy.split_whitespace().collect();
+    assert_eq!(
+        cols,
+        ["deployments", "deploy", "apps/v1", "true", "Deployment"]
+    );
+}
+
+#[tokio::test]
+async fn kubectl_applies_the_kinds_an_operator_creates() {
+    let kapi = Kapi::start().await;
+    let manifest = write_manifest(
+        &kapi,
+        "operator.json",
+        &[
+            deployment("web"),
+            json!({"apiVersion": "v1", "kind": "Service",
+                "metadata": {"name": "web", "namespace": "default"},
+                "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]}}),
+            json!({"apiVersion": "v1", "kind": "ServiceAccount",
+                "metadata": {"name": "op", "namespace": "default"}}),
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                "metadata": {"name": "op", "namespace": "default"},
+                "rules": [{"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "list"]}]}),
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                "metadata": {"name": "op", "namespace": "default"},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "op"},
+                "subjects": [{"kind": "ServiceAccount", "name": "op", "namespace": "default"}]}),
+            json!({"apiVersion": "batch/v1", "kind": "Job",
+                "metadata": {"name": "once", "namespace": "default"},
+                "spec": {"template": {"spec": {"restartPolicy": "Never",
+                    "containers": [{"name": "c", "image": "busybox"}]}}}}),
+            json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
+                "metadata": {"name": "web", "namespace": "default"},
+                "spec": {"rules": [{"host": "web.example", "http": {"paths": [{"path": "/",
+                    "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}}]}}]}}),
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                "metadata": {"name": "web", "namespace": "default"},
+                "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}}),
+            json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                "metadata": {"name": "high"}, "value": 1000}),
+        ],
+    );
+    let out = kapi.kubectl_ok(&["apply", "-f", &manifest]);
+    assert!(out.contains("deployment.apps/web created"), "{out}");
+    assert!(
+        out.contains("rolebinding.rbac.authorization.k8s.io/op created"),
+        "{out}"
+    );
+    let d = json(
+        kapi.kubectl_ok(&["get", "deployment", "web", "-o", "json"])
+            .as_bytes(),
+    );
+    assert_eq!(d["metadata"]["generation"], 1);
+    assert_eq!(
+        d["spec"]["template"]["spec"]["containers"][0]["image"],
+        "nginx:1.27"
+    );
+    let svc = json(
+        kapi.kubectl_ok(&["get", "service", "web", "-o", "json"])
+            .as_bytes(),
+    );
+    assert_eq!(svc["spec"]["ports"][0]["targetPort"], 8080);
+    assert!(svc["metadata"].get("generation").is_none());
+    let names = kapi.kubectl_ok(&[
+        "get",
+        "serviceaccounts,roles,rolebindings,jobs,ingresses,poddisruptionbudgets",
+        "-o",
+        "name",
+    ]);
+    for want in [
+        "serviceaccount/op",
+        "role.rbac.authorization.k8s.io/op",
+        "rolebinding.rbac.authorization.k8s.io/op",
+        "job.batch/once",
+        "ingress.networking.k8s.io/web",
+        "poddisruptionbudget.policy/web",
+    ] {
+        assert!(names.contains(want), "{want} missing from:\n{names}");
+    }
+    kapi.kubectl_ok(&["get", "priorityclass", "high"]);
+    // A second apply changes nothing.
+    let again = kapi.kubectl_ok(&["apply", "-f", &manifest]);
+    assert!(again.contains("deployment.apps/web unchanged"), "{again}");
+}
+
+#[tokio::test]
+async fn kube_rs_typed_clients_create_and_read_builtin_kinds() {
+    let kapi = Kapi::start().await;
+    let client = kapi.client().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    let d: Deployment = serde_json::from_value(deployment("api")).unwrap();
+    let created = deployments
+        .create(&PostParams::default(), &d)
+        .await
+        .unwrap();
+    assert!(created.metadata.uid.is_some());
+    let got = deployments.get("api").await.unwrap();
+    assert_eq!(got.spec.unwrap().replicas, Some(2));
+    let sas: Api<ServiceAccount> = Api::namespaced(client.clone(), "default");
+    let sa: ServiceAccount = serde_json::from_value(json!({"metadata": {"name": "bot"}})).unwrap();
+    sas.create(&PostParams::default(), &sa).await.unwrap();
+    assert_eq!(sas.list(&Default::default()).await.unwrap().items.len(), 1);
+    // RBAC names may hold colons (path-segment names, not DNS subdomains).
+    let roles: Api<Role> = Api::namespaced(client, "default");
+    let role: Role = serde_json::from_value(json!({"metadata": {"name": "system:op"},
+        "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}))
+    .unwrap();
+    roles.create(&PostParams::default(), &role).await.unwrap();
+}
+
+#[tokio::test]
+async fn the_scale_subresource_reads_and_writes_a_deployments_replicas() {
+    let kapi = Kapi::start().await;
+    let manifest = write_manifest(&kapi, "web.json", &[deployment("web")]);
+    kapi.kubectl_ok(&["apply", "-f", &manifest]);
+    kapi.kubectl_ok(&["scale", "deployment", "web", "--replicas=5"]);
+    let d = json(
+        kapi.kubectl_ok(&["get", "deployment", "web", "-o", "json"])
+            .as_bytes(),
+    );
+    assert_eq!(d["spec"]["replicas"], 5);
+    let client = kapi.client().await;
+    let deployments: Api<Deployment> = Api::namespaced(client, "default");
+    let scale = deployments.get_scale("web").await.unwrap();
+    assert_eq!(scale.spec.unwrap().replicas, Some(5));
+    assert_eq!(scale.status.unwrap().selector.as_deref(), Some("app=web"));
+    let patched = deployments
+        .patch_scale(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 1}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(patched.spec.unwrap().replicas, Some(1));
+}
+
+#[tokio::test]
+async fn a_deployments_selector_is_immutable() {
+    let kapi = Kapi::start().await;
+    let manifest = write_manifest(&kapi, "web.json", &[deployment("web")]);
+    kapi.kubectl_ok(&["apply", "-f", &manifest]);
+    let out = kapi.kubectl(&[
+        "patch",
+        "deployment",
+        "web",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"selector":{"matchLabels":{"app":"other"}},"template":{"metadata":{"labels":{"app":"other"}}}}}"#,
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("spec.selector: Invalid value"), "{err}");
+    assert!(err.contains("field is immutable"), "{err}");
+    let d = json(
+        kapi.kubectl_ok(&["get", "deployment", "web", "-o", "json"])
+            .as_bytes(),
+    );
+    assert_eq!(d["spec"]["selector"]["matchLabels"]["app"], "web");
+}
+
+#[tokio::test]
+async fn protobuf_reads_of_a_deployment_are_the_generated_kinds_bytes() {
+    let kapi = Kapi::start().await;
+    let manifest = write_manifest(&kapi, "web.json", &[deployment("web")]);
+    kapi.kubectl_ok(&["apply", "-f", &manifest]);
+    let path = "/apis/apps/v1/namespaces/default/deployments/web";
+    let (status, headers, body) = kapi
+        .raw(get(path, "application/vnd.kubernetes.protobuf"))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        headers["content-type"],
+        "application/vnd.kubernetes.protobuf"
+    );
+    assert_eq!(&body[..4], b"k8s\0");
+    let unknown = kapi_machinery::serializer::protobuf::read_unknown_message(&body[4..]).unwrap();
+    let d =
+        <kapi_api::apps::v1::Deployment as prost::Message>::decode(unknown.raw.as_slice()).unwrap();
+    assert_eq!(d.spec.replicas, Some(2));
+    assert_eq!(
+        d.spec.template.spec.containers.as_ref().unwrap()[0].image,
+        "nginx:1.27"
+    );
+    let (_, _, body) = kapi.raw(get(path, "application/json")).await;
+    let from_json = json(&body);
+    assert_eq!(
+        from_json["metadata"]["uid"].as_str(),
+        Some(d.metadata.uid.as_str())
+    );
+}
+
+#[tokio::test]
+async fn subresources_that_need_a_kubelet_answer_service_unavailable() {
+    let kapi = Kapi::start().await;
+    let pod = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]}});
+    let manifest = write_manifest(&kapi, "pod.json", &[pod]);
+    kapi.kubectl_ok(&["apply", "-f", &manifest]);
+    let (status, _, body) = kapi
+        .raw(get(
+            "/api/v1/namespaces/default/pods/p/log",
+            "application/json",
+        ))
+        .await;
+    assert_eq!(status, 503);
+    let s = json(&body);
+    assert_eq!(s["reason"], "ServiceUnavailable");
+    assert!(s["message"].as_str().unwrap().contains("pods/log"), "{s}");
+}

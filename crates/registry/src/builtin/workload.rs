@@ -1,0 +1,257 @@
+//! The strategy of the built-in kinds with more than generic behaviour: the `scale`
+//! subresource of Deployments, ReplicaSets, StatefulSets and ReplicationControllers
+//! (an autoscaling/v1 Scale whose `status.selector` is the selector in string form, as
+//! kube's `ScaleREST`s build it), and fields that an update may not change (a
+//! Deployment's selector, a Job's selector and template).
+
+use crate::error::StatusCause;
+use crate::meta;
+use crate::strategy::{
+    CreateStrategy, DeleteStrategy, GenericStrategy, NameRule, Strategy, UpdateStrategy,
+};
+use serde_json::{Map, Value, json};
+
+/// How a kind's selector reads as a string for `Scale.status.selector`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SelectorForm {
+    /// `spec.selector` is a LabelSelector (apps/v1).
+    LabelSelector,
+    /// `spec.selector` is a map of labels (ReplicationController).
+    LabelMap,
+}
+
+/// A built-in kind's strategy: the generic data-driven rules plus scale and immutable fields.
+#[derive(Debug, Clone)]
+pub struct WorkloadStrategy {
+    /// The generic rules (status, generation, names, defaults, field labels).
+    pub generic: GenericStrategy,
+    /// The selector form when the kind has a `scale` subresource.
+    pub scale: Option<SelectorForm>,
+    /// Paths an update of the main resource may not change.
+    pub immutable: &'static [&'static [&'static str]],
+}
+
+/// `matchLabels` and `matchExpressions` as a selector string (`a=b,c in (x,y)`), as
+/// `metav1.LabelSelectorAsSelector(...).String()` writes it: requirements sorted by key.
+pub fn label_selector_string(sel: &Value) -> String {
+    let mut reqs: Vec<(String, String)> = Vec::new();
+    if let Some(m) = sel.get("matchLabels").and_then(Value::as_object) {
+        for (k, v) in m {
+            reqs.push((k.clone(), format!("{k}={}", v.as_str().unwrap_or_default())));
+        }
+    }
+    for e in sel
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let key = e["key"].as_str().unwrap_or_default();
+        let mut values: Vec<&str> = e["values"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        values.sort_unstable();
+        let text = match e["operator"].as_str().unwrap_or_default() {
+            "In" => format!("{key} in ({})", values.join(",")),
+            "NotIn" => format!("{key} notin ({})", values.join(",")),
+            "Exists" => key.to_owned(),
+            "DoesNotExist" => format!("!{key}"),
+            _ => continue,
+        };
+        reqs.push((key.to_owned(), text));
+    }
+    reqs.sort();
+    reqs.into_iter()
+        .map(|(_, t)| t)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn label_map_string(sel: &Value) -> String {
+    let mut pairs: Vec<String> = sel
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+        .collect();
+    pairs.sort();
+    pairs.join(",")
+}
+
+impl WorkloadStrategy {
+    fn scale_view(&self, form: SelectorForm, obj: &Value) -> Value {
+        let mut metadata = Map::new();
+        for k in [
+            "name",
+            "namespace",
+            "uid",
+            "resourceVersion",
+            "creationTimestamp",
+        ] {
+            if let Some(v) = meta::meta(obj).and_then(|m| m.get(k)) {
+                metadata.insert(k.into(), v.clone());
+            }
+        }
+        let int = |path: &[&str]| meta::nested(obj, path).and_then(Value::as_i64);
+        let selector = meta::nested(obj, &["spec", "selector"]).map(|s| match form {
+            SelectorForm::LabelSelector => label_selector_string(s),
+            SelectorForm::LabelMap => label_map_string(s),
+        });
+        let mut status = json!({"replicas": int(&["status", "replicas"]).unwrap_or(0)});
+        if let Some(sel) = selector.filter(|s| !s.is_empty()) {
+            status["selector"] = json!(sel);
+        }
+        let spec = match int(&["spec", "replicas"]) {
+            Some(r) => json!({"replicas": r}),
+            None => json!({}),
+        };
+        json!({
+            "kind": "Scale",
+            "apiVersion": "autoscaling/v1",
+            "metadata": metadata,
+            "spec": spec,
+            "status": status,
+        })
+    }
+}
+
+impl CreateStrategy for WorkloadStrategy {
+    fn name_rule(&self) -> NameRule {
+        self.generic.name_rule()
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value) {
+        self.generic.prepare_for_create(obj);
+    }
+}
+
+impl UpdateStrategy for WorkloadStrategy {
+    fn validate_update(&self, new: &Value, old: &Value, sub: Option<&str>) -> Vec<StatusCause> {
+        let mut causes = self.validate(new);
+        if sub.is_some() {
+            return causes;
+        }
+        for path in self.immutable {
+            let (a, b) = (meta::nested(new, path), meta::nested(old, path));
+            if a != b {
+                causes.push(StatusCause {
+                    reason: "FieldValueInvalid".into(),
+                    message: format!(
+                        "Invalid value: {}: field is immutable",
+                        a.cloned().unwrap_or(Value::Null)
+                    ),
+                    field: path.join("."),
+                });
+            }
+        }
+        causes
+    }
+}
+
+impl DeleteStrategy for WorkloadStrategy {}
+
+impl Strategy for WorkloadStrategy {
+    fn has_status(&self) -> bool {
+        self.generic.has_status()
+    }
+
+    fn tracks_generation(&self) -> bool {
+        self.generic.tracks_generation()
+    }
+
+    fn field_labels(&self, obj: &Value) -> Vec<(String, String)> {
+        self.generic.field_labels(obj)
+    }
+
+    fn has_view(&self, subresource: &str) -> bool {
+        subresource == "scale" && self.scale.is_some()
+    }
+
+    fn view(&self, subresource: &str, obj: &Value) -> Option<Value> {
+        let form = self.scale.filter(|_| subresource == "scale")?;
+        Some(self.scale_view(form, obj))
+    }
+
+    fn apply_view(
+        &self,
+        subresource: &str,
+        obj: &mut Value,
+        view: &Value,
+    ) -> Result<(), Vec<StatusCause>> {
+        if subresource != "scale" {
+            return Ok(());
+        }
+        let replicas = meta::nested(view, &["spec", "replicas"])
+            .cloned()
+            .unwrap_or(json!(0));
+        match replicas.as_i64() {
+            Some(r) if (0..=i64::from(i32::MAX)).contains(&r) => {}
+            _ => {
+                return Err(vec![StatusCause {
+                    reason: "FieldValueInvalid".into(),
+                    message: format!(
+                        "Invalid value: {replicas}: must be greater than or equal to 0"
+                    ),
+                    field: "spec.replicas".into(),
+                }]);
+            }
+        }
+        if let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) {
+            spec.insert("replicas".into(), replicas);
+        } else if let Some(map) = obj.as_object_mut() {
+            map.insert("spec".into(), json!({ "replicas": replicas }));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selector_strings_sort_requirements_by_key() {
+        let sel = json!({
+            "matchLabels": {"tier": "web", "app": "a"},
+            "matchExpressions": [{"key": "env", "operator": "In", "values": ["prod", "dev"]}]
+        });
+        assert_eq!(
+            label_selector_string(&sel),
+            "app=a,env in (dev,prod),tier=web"
+        );
+    }
+
+    #[test]
+    fn the_scale_of_a_deployment_carries_its_selector_string() {
+        let s = WorkloadStrategy {
+            generic: GenericStrategy::default(),
+            scale: Some(SelectorForm::LabelSelector),
+            immutable: &[],
+        };
+        let d = json!({"metadata": {"name": "web", "namespace": "n", "labels": {"x": "y"}},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}},
+            "status": {"replicas": 1}});
+        let v = s.view("scale", &d).unwrap();
+        assert_eq!(v["spec"]["replicas"], 2);
+        assert_eq!(v["status"], json!({"replicas": 1, "selector": "app=web"}));
+        assert!(v["metadata"].get("labels").is_none());
+    }
+
+    #[test]
+    fn an_immutable_field_change_is_refused_on_the_main_resource_only() {
+        let s = WorkloadStrategy {
+            generic: GenericStrategy::default(),
+            scale: None,
+            immutable: &[&["spec", "selector"]],
+        };
+        let old = json!({"spec": {"selector": {"matchLabels": {"app": "a"}}}});
+        let new = json!({"spec": {"selector": {"matchLabels": {"app": "b"}}}});
+        let causes = s.validate_update(&new, &old, None);
+        assert_eq!(causes[0].field, "spec.selector");
+        assert!(causes[0].message.ends_with("field is immutable"));
+        assert!(s.validate_update(&new, &old, Some("status")).is_empty());
+    }
+}
