@@ -45,6 +45,19 @@ pub struct Struct {
     pub fields: Vec<Field>,
 }
 
+/// A constant (`ProtocolTCP Protocol = "TCP"`).
+#[derive(Clone, Debug)]
+pub struct Const {
+    /// Its name.
+    pub name: String,
+    /// Its declared type, if any.
+    pub ty: Option<String>,
+    /// Its value, a Go literal as written (`"TCP"`).
+    pub value: String,
+    /// The comment lines above it.
+    pub comment: Vec<String>,
+}
+
 /// A parsed Go file.
 #[derive(Clone, Debug, Default)]
 pub struct File {
@@ -54,6 +67,10 @@ pub struct File {
     pub structs: Vec<Struct>,
     /// Named non-struct types (`type Protocol string`).
     pub named: BTreeMap<String, GoType>,
+    /// The comment lines above each named non-struct type.
+    pub named_comments: BTreeMap<String, Vec<String>>,
+    /// Constants.
+    pub consts: Vec<Const>,
 }
 
 /// A parse failure with its line.
@@ -74,6 +91,9 @@ impl std::fmt::Display for ParseError {
 /// Parses a Go type expression.
 pub fn parse_type(s: &str) -> Result<GoType, String> {
     let s = s.trim();
+    if s == "interface{}" || s == "any" {
+        return Ok(GoType::Ident("interface{}".to_owned()));
+    }
     if let Some(rest) = s.strip_prefix('*') {
         return Ok(GoType::Pointer(Box::new(parse_type(rest)?)));
     }
@@ -247,8 +267,29 @@ pub fn parse_file(src: &str) -> Result<File, ParseError> {
                 let ty = ty.trim().trim_start_matches("= ");
                 file.named
                     .insert(name.to_owned(), parse_type(ty).map_err(|m| err(i, m))?);
+                file.named_comments
+                    .insert(name.to_owned(), std::mem::take(&mut comment));
             }
             comment.clear();
+        } else if t == "const (" {
+            let mut c_comment = Vec::new();
+            i += 1;
+            while i < lines.len() && !lines[i].starts_with(')') {
+                let cl = lines[i].trim();
+                if let Some(c) = comment_text(cl) {
+                    c_comment.push(c);
+                } else if cl.is_empty() {
+                    c_comment.clear();
+                } else if let Some(c) = parse_const(cl, std::mem::take(&mut c_comment)) {
+                    file.consts.push(c);
+                }
+                i += 1;
+            }
+            comment.clear();
+        } else if let Some(rest) = t.strip_prefix("const ") {
+            if let Some(c) = parse_const(rest, std::mem::take(&mut comment)) {
+                file.consts.push(c);
+            }
         } else if t.ends_with('{') || t.ends_with('(') {
             // func, const (, var (: skip to the closing line at column 0.
             let closer = if t.ends_with('{') { "}" } else { ")" };
@@ -263,6 +304,84 @@ pub fn parse_file(src: &str) -> Result<File, ParseError> {
         i += 1;
     }
     Ok(file)
+}
+
+fn parse_const(line: &str, comment: Vec<String>) -> Option<Const> {
+    let (lhs, value) = line.split_once('=')?;
+    let mut lhs = lhs.split_whitespace();
+    let name = lhs.next()?.to_owned();
+    let ty = lhs.next().map(str::to_owned);
+    let value = value
+        .split("//")
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
+    Some(Const {
+        name,
+        ty,
+        value,
+        comment,
+    })
+}
+
+/// Unquotes a Go interpreted string literal (`"a\"b\n"`).
+pub fn unquote(lit: &str) -> Option<String> {
+    let inner = lit.strip_prefix('"')?.strip_suffix('"')?;
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next()? {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            '"' => out.push('"'),
+            '\\' => out.push('\\'),
+            '\'' => out.push('\''),
+            'u' => {
+                let hex: String = chars.by_ref().take(4).collect();
+                out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Parses a `types_swagger_doc_generated.go`: type → (field JSON name or "" → text).
+pub fn parse_swagger_docs(src: &str) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in src.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("var map_") {
+            current = rest.split_whitespace().next().map(str::to_owned);
+            continue;
+        }
+        if t == "}" {
+            current = None;
+            continue;
+        }
+        let Some(ty) = &current else { continue };
+        let Some(key_end) = t[1..].find("\":").map(|i| i + 1) else {
+            continue;
+        };
+        let (Some(key), Some(value)) = (
+            unquote(&t[..=key_end]),
+            unquote(t[key_end + 2..].trim().trim_end_matches(',')),
+        ) else {
+            continue;
+        };
+        out.entry(ty.clone()).or_default().insert(key, value);
+    }
+    out
 }
 
 fn add_import(file: &mut File, spec: &str) {

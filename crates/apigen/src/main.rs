@@ -9,6 +9,7 @@
 mod emit;
 mod go;
 mod model;
+mod openapi;
 mod packages;
 mod resources;
 
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
             .map_err(|e| format!("{}: {e}", discovery.display()))
             .and_then(|d| resources::emit(&d)),
     ));
+    outputs.push((api_src.join("openapi_models.rs"), openapi::emit(&upstream)));
     for r in &pkgs {
         let dir = api_src.join(r.package.module.replace("::", "/"));
         outputs.push((

@@ -329,7 +329,7 @@ async fn protobuf_reads_of_a_deployment_are_the_generated_kinds_bytes() {
 }
 
 #[tokio::test]
-async fn subresources_that_need_a_kubelet_answer_service_unavailable() {
+async fn subresources_kapi_cannot_serve_answer_method_not_allowed() {
     let kapi = Kapi::start().await;
     let pod = json!({"apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": "p", "namespace": "default"},
@@ -342,8 +342,8 @@ async fn subresources_that_need_a_kubelet_answer_service_unavailable() {
             "application/json",
         ))
         .await;
-    assert_eq!(status, 503);
+    assert_eq!(status, 405);
     let s = json(&body);
-    assert_eq!(s["reason"], "ServiceUnavailable");
+    assert_eq!(s["reason"], "MethodNotAllowed");
     assert!(s["message"].as_str().unwrap().contains("pods/log"), "{s}");
 }

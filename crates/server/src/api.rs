@@ -201,7 +201,7 @@ async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
         // Discovery lists every subresource upstream has; those that need a kubelet
         // (log, exec, attach, portforward, proxy) or an admission path kapi lacks yet
         // (binding, eviction, token, approval, ephemeralcontainers, resize) say so.
-        return ApiError::service_unavailable(format!(
+        return ApiError::not_served(format!(
             "kapi does not serve {}/{sub} (it runs no kubelet, and this subresource is not implemented yet)",
             ctx.entry.names.plural
         ))

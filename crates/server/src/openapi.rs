@@ -15,8 +15,12 @@ fn gv_path(group: &str, version: &str) -> String {
     }
 }
 
-/// Model name `<reversed group>.<version>.<Kind>` (core: `io.k8s.api.core.v1.Kind`).
+/// Model name: a built-in kind's upstream definition name (`io.k8s.api.apps.v1.Deployment`),
+/// else `<reversed group>.<version>.<Kind>` as kube-apiserver names custom resources.
 pub fn model_name(group: &str, version: &str, kind: &str) -> String {
+    if let Some(name) = kapi_api::openapi_models::definition_name(group, version, kind) {
+        return name;
+    }
     if group.is_empty() {
         return format!("io.k8s.api.core.{version}.{kind}");
     }
@@ -72,6 +76,13 @@ fn paths_of(e: &ResourceEntry, paths: &mut Map<String, Value>) {
 fn schema_of(e: &ResourceEntry) -> Value {
     if let Some(schema) = e.codec.openapi_schema() {
         return detailed_schema(e, schema);
+    }
+    if let Some(schema) =
+        kapi_api::openapi_models::definition_name(&e.group, &e.version, &e.names.kind)
+            .and_then(|name| kapi_api::openapi_models::model(&name))
+            .and_then(|text| serde_json::from_str(text).ok())
+    {
+        return schema;
     }
     if let Some(schema) =
         crate::openapi_schemas::builtin_schema(&e.group, &e.version, &e.names.kind)
@@ -174,7 +185,11 @@ mod tests {
     fn model_name_reverses_the_group() {
         assert_eq!(
             model_name("coordination.k8s.io", "v1", "Lease"),
-            "io.k8s.coordination.v1.Lease"
+            "io.k8s.api.coordination.v1.Lease"
+        );
+        assert_eq!(
+            model_name("example.com", "v1", "Widget"),
+            "com.example.v1.Widget"
         );
         assert_eq!(
             model_name("", "v1", "ConfigMap"),

@@ -47,8 +47,9 @@ pub fn shared_definitions() -> Map<String, Value> {
     defs
 }
 
-/// Adds to `schemas` every shared model its schemas refer to, transitively; a model present
-/// in `schemas` under a shared name is replaced by the full one (e.g. a bare ObjectMeta).
+/// Adds to `schemas` every model its schemas refer to, transitively (the generated
+/// upstream definitions first, then the hand-built shared ones); a model present in
+/// `schemas` under such a name is replaced by the full one (e.g. a bare ObjectMeta).
 pub fn add_referenced(schemas: &mut Map<String, Value>) {
     let shared = shared_definitions();
     let mut pending: Vec<String> = Vec::new();
@@ -60,7 +61,9 @@ pub fn add_referenced(schemas: &mut Map<String, Value>) {
         if !done.insert(name.clone()) {
             continue;
         }
-        if let Some(def) = shared.get(&name) {
+        let generated = kapi_api::openapi_models::model(&name)
+            .and_then(|text| serde_json::from_str::<Value>(text).ok());
+        if let Some(def) = generated.as_ref().or_else(|| shared.get(&name)) {
             collect_refs(def, &mut pending);
             schemas.insert(name, def.clone());
         }

@@ -66,9 +66,13 @@ impl ApiError {
         }
     }
 
-    /// 503 ServiceUnavailable: a part of the API that needs a component kapi does not run.
-    pub fn service_unavailable(message: impl Into<String>) -> Self {
-        Self::new(503, "ServiceUnavailable", message)
+    /// 405 MethodNotAllowed with a message of its own: a part of the API kapi does not
+    /// serve (a permanent answer, which clients do not retry as they retry a 503).
+    pub fn not_served(message: impl Into<String>) -> Self {
+        Self {
+            details: Some(Box::default()),
+            ..Self::new(405, "MethodNotAllowed", message)
+        }
     }
 
     /// 406 NotAcceptable listing the representations on offer.
