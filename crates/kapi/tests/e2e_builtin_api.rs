@@ -347,3 +347,124 @@ async fn subresources_kapi_cannot_serve_answer_method_not_allowed() {
     assert_eq!(s["reason"], "MethodNotAllowed");
     assert!(s["message"].as_str().unwrap().contains("pods/log"), "{s}");
 }
+
+/// The object a golden was created from (its `last-applied-configuration`), created on
+/// kapi in namespace default and read back.
+fn create_from_golden(kapi: &Kapi, name: &str, kind_path: &str) -> (Value, Value) {
+    let golden = golden(&format!("{name}.json"));
+    let input: Value = serde_json::from_str(
+        golden["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    let mut input = input;
+    input["metadata"]["namespace"] = json!("default");
+    let path = write_manifest(kapi, &format!("{name}-input.json"), &[input.clone()]);
+    kapi.kubectl_ok(&["apply", "-f", &path]);
+    let obj_name = input["metadata"]["name"].as_str().unwrap();
+    let got = json(
+        kapi.kubectl_ok(&["get", kind_path, obj_name, "-o", "json"])
+            .as_bytes(),
+    );
+    (golden, got)
+}
+
+#[tokio::test]
+async fn a_deployment_reads_back_with_kube_apiservers_defaults() {
+    let kapi = Kapi::start().await;
+    let (golden, got) = create_from_golden(&kapi, "deployment", "deployment");
+    assert_eq!(got["spec"], golden["spec"]);
+    assert_eq!(got["status"], json!({}));
+}
+
+#[tokio::test]
+async fn a_job_reads_back_with_its_generated_selector_and_defaults() {
+    let kapi = Kapi::start().await;
+    let (golden, got) = create_from_golden(&kapi, "job", "job");
+    let text = golden["spec"].to_string().replace(
+        golden["metadata"]["uid"].as_str().unwrap(),
+        got["metadata"]["uid"].as_str().unwrap(),
+    );
+    let want: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(got["spec"], want);
+}
+
+#[tokio::test]
+async fn a_pod_reads_back_pending_with_its_defaults() {
+    let kapi = Kapi::start().await;
+    let (golden, got) = create_from_golden(&kapi, "pod", "pod");
+    let spec = &got["spec"];
+    let want = &golden["spec"];
+    // What admission plugins add upstream (service account token volume, default
+    // tolerations, priority) is left out: kapi has no admission yet.
+    for field in [
+        "restartPolicy",
+        "terminationGracePeriodSeconds",
+        "dnsPolicy",
+        "securityContext",
+        "schedulerName",
+        "enableServiceLinks",
+    ] {
+        assert_eq!(spec[field], want[field], "spec.{field}");
+    }
+    let mut want_container = want["containers"][0].clone();
+    want_container
+        .as_object_mut()
+        .unwrap()
+        .remove("volumeMounts");
+    assert_eq!(spec["containers"][0], want_container);
+    assert_eq!(got["status"]["phase"], "Pending");
+    assert_eq!(got["status"]["qosClass"], golden["status"]["qosClass"]);
+}
+
+#[tokio::test]
+async fn a_service_reads_back_with_its_defaults() {
+    let kapi = Kapi::start().await;
+    let (golden, got) = create_from_golden(&kapi, "service", "service");
+    for field in [
+        "ports",
+        "selector",
+        "type",
+        "sessionAffinity",
+        "internalTrafficPolicy",
+    ] {
+        assert_eq!(got["spec"][field], golden["spec"][field], "spec.{field}");
+    }
+    assert_eq!(got["status"], golden["status"]);
+}
+
+#[tokio::test]
+async fn kubectl_apply_of_a_changed_image_merges_containers_by_name() {
+    let kapi = Kapi::start().await;
+    let mut d = deployment("web");
+    d["spec"]["template"]["spec"]["containers"][0]["env"] = json!([{"name": "A", "value": "1"}]);
+    let path = write_manifest(&kapi, "web.json", &[d.clone()]);
+    kapi.kubectl_ok(&["apply", "-f", &path]);
+    // A controller adds a sidecar's env var; the user's next apply changes the image.
+    kapi.kubectl_ok(&[
+        "patch",
+        "deployment",
+        "web",
+        "--type=strategic",
+        "-p",
+        r#"{"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"B","value":"2"}]}]}}}}"#,
+    ]);
+    d["spec"]["template"]["spec"]["containers"][0]["image"] = json!("nginx:1.28");
+    let path = write_manifest(&kapi, "web.json", &[d]);
+    kapi.kubectl_ok(&["apply", "-f", &path]);
+    let got = json(
+        kapi.kubectl_ok(&["get", "deployment", "web", "-o", "json"])
+            .as_bytes(),
+    );
+    let c = &got["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(c["image"], "nginx:1.28");
+    assert_eq!(c["terminationMessagePath"], "/dev/termination-log");
+    let env: Vec<&str> = c["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(env, ["A", "B"], "env merged by name: {c}");
+}

@@ -14,6 +14,7 @@ pub mod json_dups;
 pub mod managed_fields;
 pub mod meta;
 pub mod patch;
+pub mod patch_meta;
 pub mod rest;
 pub mod scheme_codec;
 pub mod selectors;

@@ -78,7 +78,13 @@ pub fn apply_patch(kind: PatchType, patch: &Value, current: &Value) -> Result<Va
             json_patch::patch(&mut doc, &ops).map_err(|e| Error::Unprocessable(e.to_string()))?;
         }
         PatchType::Merge => json_patch::merge(&mut doc, patch),
-        PatchType::Strategic => crate::strategic::apply(&mut doc, patch, ""),
+        PatchType::Strategic => {
+            let meta = crate::patch_meta::PatchMeta::of_kind(
+                crate::meta::top_str(current, "apiVersion"),
+                crate::meta::top_str(current, "kind"),
+            );
+            crate::strategic::apply_with(&mut doc, patch, "", &meta)
+        }
         PatchType::Apply => crate::managed_fields::apply_merge(&mut doc, patch),
     }
     Ok(doc)

@@ -1,26 +1,29 @@
 //! Strategic merge patch for built-in kinds: merge-patch semantics, plus lists merged by
 //! their patch strategy (primitive sets like `metadata.finalizers`, lists keyed by a merge
-//! key like `ownerReferences[uid]` or `status.conditions[type]`) and the directives
-//! `$patch`, `$setElementOrder/…`, `$deleteFromPrimitiveList/…` and `$retainKeys`.
+//! key like `containers[name]` or `status.conditions[type]`) as the kind's OpenAPI model
+//! declares it ([`PatchMeta`]), and the directives `$patch`, `$setElementOrder/…`,
+//! `$deleteFromPrimitiveList/…` and `$retainKeys`. Kinds without a generated model (the
+//! CRD) fall back to a table of the common paths.
 
+use crate::patch_meta::{ListStrategy, PatchMeta};
 use serde_json::{Map, Value};
 
-/// How a list field merges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListMerge {
-    /// A set of scalars (`patchStrategy: merge` on `[]string`).
-    Primitive,
-    /// Objects identified by this key.
-    Key(&'static str),
+/// Patch strategies of the common lists (by dotted path), for kinds without a model.
+pub fn builtin_list_merge(path: &str) -> Option<ListStrategy> {
+    match path {
+        "metadata.finalizers" => Some(ListStrategy::Primitive),
+        "metadata.ownerReferences" => Some(ListStrategy::Key("uid".into())),
+        "status.conditions" => Some(ListStrategy::Key("type".into())),
+        _ => None,
+    }
 }
 
-/// Patch strategies of the lists of the built-in kinds (by dotted path).
-pub fn builtin_list_merge(path: &str) -> Option<ListMerge> {
-    match path {
-        "metadata.finalizers" => Some(ListMerge::Primitive),
-        "metadata.ownerReferences" => Some(ListMerge::Key("uid")),
-        "status.conditions" => Some(ListMerge::Key("type")),
-        _ => None,
+/// How the list `field` at `path` merges: from the model when there is one.
+fn list_strategy(meta: &PatchMeta, path: &str, field: &str) -> Option<ListStrategy> {
+    if meta.known() {
+        meta.list_strategy(field)
+    } else {
+        builtin_list_merge(&join(path, field))
     }
 }
 
@@ -45,8 +48,13 @@ fn strip(v: &Value) -> Value {
     }
 }
 
-/// Applies `patch` to `doc` at `path`.
+/// Applies `patch` to `doc` at `path`, with the common paths' strategies only.
 pub fn apply(doc: &mut Value, patch: &Value, path: &str) {
+    apply_with(doc, patch, path, &PatchMeta::default());
+}
+
+/// Applies `patch` to an object of the kind whose model `meta` is.
+pub fn apply_with(doc: &mut Value, patch: &Value, path: &str, meta: &PatchMeta) {
     let Some(pmap) = patch.as_object() else {
         *doc = strip(patch);
         return;
@@ -72,11 +80,16 @@ pub fn apply(doc: &mut Value, patch: &Value, path: &str) {
                 map.insert(k.clone(), strip(pv));
             }
             (_, Some(existing)) if existing.is_object() && pv.is_object() => {
-                apply(existing, pv, &child)
+                apply_with(existing, pv, &child, &meta.field(k))
             }
             (_, Some(Value::Array(existing))) if pv.is_array() => {
-                match builtin_list_merge(&child) {
-                    Some(how) => merge_list(existing, pv.as_array().map_or(&[][..], |a| a), how),
+                match list_strategy(meta, path, k) {
+                    Some(how) => merge_list(
+                        existing,
+                        pv.as_array().map_or(&[][..], |a| a),
+                        &how,
+                        &meta.items(k),
+                    ),
                     None => *existing = strip(pv).as_array().cloned().unwrap_or_default(),
                 }
             }
@@ -85,30 +98,30 @@ pub fn apply(doc: &mut Value, patch: &Value, path: &str) {
             }
         }
     }
-    apply_directives(doc, pmap, path);
+    apply_directives(doc, pmap, path, meta);
 }
 
-fn merge_list(existing: &mut Vec<Value>, patch: &[Value], how: ListMerge) {
+fn merge_list(existing: &mut Vec<Value>, patch: &[Value], how: &ListStrategy, items: &PatchMeta) {
     match how {
-        ListMerge::Primitive => {
+        ListStrategy::Primitive => {
             for v in patch {
                 if !existing.contains(v) {
                     existing.push(v.clone());
                 }
             }
         }
-        ListMerge::Key(key) => {
+        ListStrategy::Key(key) => {
             for item in patch {
-                let id = item.get(key);
+                let id = item.get(key.as_str());
                 let pos = existing
                     .iter()
-                    .position(|e| e.get(key) == id && id.is_some());
+                    .position(|e| e.get(key.as_str()) == id && id.is_some());
                 match (item.get("$patch").and_then(Value::as_str), pos) {
                     (Some("delete"), Some(i)) => {
                         existing.remove(i);
                     }
                     (Some("delete"), None) => {}
-                    (_, Some(i)) => apply(&mut existing[i], item, ""),
+                    (_, Some(i)) => apply_with(&mut existing[i], item, "", items),
                     (_, None) => existing.push(strip(item)),
                 }
             }
@@ -116,7 +129,7 @@ fn merge_list(existing: &mut Vec<Value>, patch: &[Value], how: ListMerge) {
     }
 }
 
-fn apply_directives(doc: &mut Value, pmap: &Map<String, Value>, path: &str) {
+fn apply_directives(doc: &mut Value, pmap: &Map<String, Value>, path: &str, meta: &PatchMeta) {
     let Some(map) = doc.as_object_mut() else {
         return;
     };
@@ -131,10 +144,11 @@ fn apply_directives(doc: &mut Value, pmap: &Map<String, Value>, path: &str) {
         if let Some(field) = k.strip_prefix("$setElementOrder/")
             && let (Some(Value::Array(list)), Some(order)) = (map.get_mut(field), v.as_array())
         {
-            let key = match builtin_list_merge(&join(path, field)) {
-                Some(ListMerge::Key(key)) => Some(key),
+            let key = match list_strategy(meta, path, field) {
+                Some(ListStrategy::Key(key)) => Some(key),
                 _ => None,
             };
+            let key = key.as_deref();
             let rank = |x: &Value| {
                 let id = key.map_or(Some(x), |k| x.get(k));
                 order

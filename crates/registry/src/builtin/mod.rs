@@ -9,7 +9,7 @@ mod workload;
 
 pub use resource_table::{Resource, SubresourceSpec};
 pub use resources::RESOURCES;
-pub use workload::{SelectorForm, WorkloadStrategy, label_selector_string};
+pub use workload::{CreateHook, SelectorForm, WorkloadStrategy, label_selector_string, qos_class};
 
 use crate::codec::{JsonCodec, ObjectCodec};
 use crate::entry::{ResourceEntry, ResourceNames, Scope, Subresource, storage_version_hash};
@@ -200,16 +200,26 @@ fn name_rule(group: &str, plural: &str) -> NameRule {
 /// Immutable selectors and templates, kube's `ValidateXUpdate` in pkg/apis/*/validation.
 type Immutable = &'static [&'static [&'static str]];
 
-/// Scale and immutable fields of the kinds that have them.
-fn workload_rules(group: &str, plural: &str) -> Option<(Option<SelectorForm>, Immutable)> {
+/// Scale, immutable fields and create preparation of the kinds that have them.
+fn workload_rules(
+    group: &str,
+    plural: &str,
+) -> Option<(Option<SelectorForm>, Immutable, CreateHook)> {
     const SELECTOR: Immutable = &[&["spec", "selector"]];
     Some(match (group, plural) {
-        ("apps", "deployments" | "replicasets" | "statefulsets") => {
-            (Some(SelectorForm::LabelSelector), SELECTOR)
-        }
-        ("apps", "daemonsets") => (None, SELECTOR),
-        ("", "replicationcontrollers") => (Some(SelectorForm::LabelMap), &[]),
-        ("batch", "jobs") => (None, &[&["spec", "selector"], &["spec", "completionMode"]]),
+        ("apps", "deployments" | "replicasets" | "statefulsets") => (
+            Some(SelectorForm::LabelSelector),
+            SELECTOR,
+            CreateHook::None,
+        ),
+        ("apps", "daemonsets") => (None, SELECTOR, CreateHook::None),
+        ("", "replicationcontrollers") => (Some(SelectorForm::LabelMap), &[], CreateHook::None),
+        ("", "pods") => (None, &[], CreateHook::Pod),
+        ("batch", "jobs") => (
+            None,
+            &[&["spec", "selector"], &["spec", "completionMode"]],
+            CreateHook::Job,
+        ),
         _ => return None,
     })
 }
@@ -247,12 +257,14 @@ fn behaviour(r: &Resource) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
             (Arc::new(crate::crd::CrdStrategy), Arc::new(tables::crds()))
         }
         (group, plural) if workload_rules(group, plural).is_some() => {
-            let (scale, immutable) = workload_rules(group, plural).unwrap_or((None, &[]));
+            let (scale, immutable, on_create) =
+                workload_rules(group, plural).unwrap_or((None, &[], CreateHook::None));
             (
                 Arc::new(WorkloadStrategy {
                     generic,
                     scale,
                     immutable,
+                    on_create,
                 }),
                 Arc::new(default_table()),
             )

@@ -20,6 +20,19 @@ pub enum SelectorForm {
     LabelMap,
 }
 
+/// What a create of the kind does beyond the generic rules (its `PrepareForCreate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CreateHook {
+    /// Nothing more.
+    #[default]
+    None,
+    /// Pods start `Pending`, with their QoS class.
+    Pod,
+    /// Jobs get a selector of their own uid, and their template its labels
+    /// (unless `manualSelector`).
+    Job,
+}
+
 /// A built-in kind's strategy: the generic data-driven rules plus scale and immutable fields.
 #[derive(Debug, Clone)]
 pub struct WorkloadStrategy {
@@ -29,6 +42,72 @@ pub struct WorkloadStrategy {
     pub scale: Option<SelectorForm>,
     /// Paths an update of the main resource may not change.
     pub immutable: &'static [&'static [&'static str]],
+    /// The kind's own create preparation.
+    pub on_create: CreateHook,
+}
+
+/// The QoS class of a pod (`pkg/apis/core/helper/qos`): BestEffort without any cpu or
+/// memory request or limit, Guaranteed when every container limits both and requests
+/// what it limits, else Burstable.
+pub fn qos_class(pod: &Value) -> &'static str {
+    let containers: Vec<&Value> = ["containers", "initContainers"]
+        .iter()
+        .filter_map(|k| meta::nested(pod, &["spec", k]).and_then(Value::as_array))
+        .flatten()
+        .collect();
+    let get =
+        |c: &Value, kind: &str, res: &str| meta::nested(c, &["resources", kind, res]).cloned();
+    let mut any = false;
+    let mut guaranteed = !containers.is_empty();
+    for c in &containers {
+        for res in ["cpu", "memory"] {
+            let (req, lim) = (get(c, "requests", res), get(c, "limits", res));
+            any |= req.is_some() || lim.is_some();
+            if lim.is_none() || req.as_ref().is_some_and(|r| Some(r) != lim.as_ref()) {
+                guaranteed = false;
+            }
+        }
+    }
+    match (any, guaranteed) {
+        (false, _) => "BestEffort",
+        (true, true) => "Guaranteed",
+        (true, false) => "Burstable",
+    }
+}
+
+/// Job's `generateSelector`: the selector and template labels of its own uid and name.
+fn generate_job_selector(job: &mut Value) {
+    let manual = meta::nested(job, &["spec", "manualSelector"]).and_then(Value::as_bool);
+    if manual == Some(true) {
+        return;
+    }
+    let uid = meta::meta_str(job, "uid").to_owned();
+    let name = meta::name(job).to_owned();
+    let Some(spec) = job.get_mut("spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    spec.insert("manualSelector".into(), json!(false));
+    spec.insert(
+        "selector".into(),
+        json!({"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}),
+    );
+    let template = spec.entry("template").or_insert_with(|| json!({}));
+    if let Some(t) = template.as_object_mut() {
+        let md = t.entry("metadata").or_insert_with(|| json!({}));
+        if let Some(md) = md.as_object_mut() {
+            let labels = md.entry("labels").or_insert_with(|| json!({}));
+            if let Some(l) = labels.as_object_mut() {
+                for (k, v) in [
+                    ("batch.kubernetes.io/controller-uid", &uid),
+                    ("batch.kubernetes.io/job-name", &name),
+                    ("controller-uid", &uid),
+                    ("job-name", &name),
+                ] {
+                    l.insert(k.into(), json!(v));
+                }
+            }
+        }
+    }
 }
 
 /// `matchLabels` and `matchExpressions` as a selector string (`a=b,c in (x,y)`), as
@@ -125,6 +204,19 @@ impl CreateStrategy for WorkloadStrategy {
 
     fn prepare_for_create(&self, obj: &mut Value) {
         self.generic.prepare_for_create(obj);
+        match self.on_create {
+            CreateHook::None => {}
+            CreateHook::Pod => {
+                let qos = qos_class(obj);
+                if let Some(map) = obj.as_object_mut() {
+                    map.insert(
+                        "status".into(),
+                        json!({"phase": "Pending", "qosClass": qos}),
+                    );
+                }
+            }
+            CreateHook::Job => generate_job_selector(obj),
+        }
     }
 }
 
@@ -213,6 +305,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn qos_class_follows_requests_and_limits() {
+        let pod = |res: Value| json!({"spec": {"containers": [{"name": "c", "resources": res}]}});
+        assert_eq!(qos_class(&pod(json!({}))), "BestEffort");
+        assert_eq!(
+            qos_class(&pod(json!({"requests": {"cpu": "1"}}))),
+            "Burstable"
+        );
+        let both = json!({"cpu": "1", "memory": "1Gi"});
+        assert_eq!(
+            qos_class(&pod(json!({"limits": both, "requests": both}))),
+            "Guaranteed"
+        );
+    }
+
+    #[test]
     fn selector_strings_sort_requirements_by_key() {
         let sel = json!({
             "matchLabels": {"tier": "web", "app": "a"},
@@ -230,6 +337,7 @@ mod tests {
             generic: GenericStrategy::default(),
             scale: Some(SelectorForm::LabelSelector),
             immutable: &[],
+            on_create: CreateHook::None,
         };
         let d = json!({"metadata": {"name": "web", "namespace": "n", "labels": {"x": "y"}},
             "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}},
@@ -246,6 +354,7 @@ mod tests {
             generic: GenericStrategy::default(),
             scale: None,
             immutable: &[&["spec", "selector"]],
+            on_create: CreateHook::None,
         };
         let old = json!({"spec": {"selector": {"matchLabels": {"app": "a"}}}});
         let new = json!({"spec": {"selector": {"matchLabels": {"app": "b"}}}});

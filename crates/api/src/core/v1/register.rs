@@ -74,6 +74,42 @@ pub fn add_to_scheme(scheme: &mut Scheme) -> Result<()> {
     kapi_machinery::meta::v1::add_to_group_version(scheme, &gv)?;
     scheme.add_type_defaulting_func::<Secret>(set_defaults_secret);
     scheme.add_type_defaulting_func::<Namespace>(set_defaults_namespace);
+    scheme.add_type_defaulting_func::<super::Pod>(super::set_defaults_pod);
+    scheme.add_type_defaulting_func::<super::PodList>(|l| {
+        l.items.iter_mut().for_each(super::set_defaults_pod)
+    });
+    scheme.add_type_defaulting_func::<super::PodTemplate>(|t| {
+        super::set_defaults_pod_template_spec(&mut t.template)
+    });
+    scheme.add_type_defaulting_func::<super::PodTemplateList>(|l| {
+        l.items
+            .iter_mut()
+            .for_each(|t| super::set_defaults_pod_template_spec(&mut t.template))
+    });
+    scheme.add_type_defaulting_func::<super::Service>(super::set_defaults_service);
+    scheme.add_type_defaulting_func::<super::ServiceList>(|l| {
+        l.items.iter_mut().for_each(super::set_defaults_service)
+    });
+    scheme.add_type_defaulting_func::<super::PersistentVolumeClaim>(super::set_defaults_pvc);
+    scheme.add_type_defaulting_func::<super::PersistentVolumeClaimList>(|l| {
+        l.items.iter_mut().for_each(super::set_defaults_pvc)
+    });
+    scheme.add_type_defaulting_func::<super::PersistentVolume>(super::set_defaults_pv);
+    scheme.add_type_defaulting_func::<super::PersistentVolumeList>(|l| {
+        l.items.iter_mut().for_each(super::set_defaults_pv)
+    });
+    scheme.add_type_defaulting_func::<super::ReplicationController>(
+        super::set_defaults_replication_controller,
+    );
+    scheme.add_type_defaulting_func::<super::ReplicationControllerList>(|l| {
+        l.items
+            .iter_mut()
+            .for_each(super::set_defaults_replication_controller)
+    });
+    scheme.add_type_defaulting_func::<super::Endpoints>(super::set_defaults_endpoints);
+    scheme.add_type_defaulting_func::<super::EndpointsList>(|l| {
+        l.items.iter_mut().for_each(super::set_defaults_endpoints)
+    });
     scheme.add_type_defaulting_func::<SecretList>(|l| {
         l.items.iter_mut().for_each(set_defaults_secret)
     });

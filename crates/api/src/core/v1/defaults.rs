@@ -1,0 +1,342 @@
+//! core/v1 defaults of the workload types, as pkg/apis/core/v1/defaults.go sets them
+//! (`SetDefaults_Pod`, `_PodSpec`, `_Container`, `_Probe`, `_Volume`, `_Service`, …):
+//! what a Pod, a pod template or a Service reads back with after a create.
+
+use super::types::*;
+use crate::intstr::IntOrString;
+
+/// `Always` for an image without a tag or with `:latest`, else `IfNotPresent`
+/// (a digest counts as a tag).
+fn image_pull_policy(image: &str) -> &'static str {
+    let name = image.rsplit('/').next().unwrap_or(image);
+    if image.contains('@') {
+        return "IfNotPresent";
+    }
+    match name.rsplit_once(':') {
+        Some((_, "latest")) | None => "Always",
+        Some(_) => "IfNotPresent",
+    }
+}
+
+fn default_probe(p: &mut Option<Probe>) {
+    let Some(p) = p else { return };
+    if p.timeout_seconds == 0 {
+        p.timeout_seconds = 1;
+    }
+    if p.period_seconds == 0 {
+        p.period_seconds = 10;
+    }
+    if p.success_threshold == 0 {
+        p.success_threshold = 1;
+    }
+    if p.failure_threshold == 0 {
+        p.failure_threshold = 3;
+    }
+    if let Some(h) = &mut p.http_get {
+        if h.path.is_empty() {
+            h.path = "/".into();
+        }
+        if h.scheme.is_empty() {
+            h.scheme = "HTTP".into();
+        }
+    }
+}
+
+fn default_env(env: &mut [EnvVar]) {
+    for e in env {
+        if let Some(f) = e.value_from.as_mut().and_then(|v| v.field_ref.as_mut())
+            && f.api_version.is_empty()
+        {
+            f.api_version = "v1".into();
+        }
+    }
+}
+
+/// `SetDefaults_Container` with its ports, env, probes and lifecycle handlers.
+pub fn set_defaults_container(c: &mut Container) {
+    if c.termination_message_path.is_empty() {
+        c.termination_message_path = "/dev/termination-log".into();
+    }
+    if c.termination_message_policy.is_empty() {
+        c.termination_message_policy = "File".into();
+    }
+    if c.image_pull_policy.is_empty() {
+        c.image_pull_policy = image_pull_policy(&c.image).into();
+    }
+    for p in &mut c.ports {
+        if p.protocol.is_empty() {
+            p.protocol = "TCP".into();
+        }
+    }
+    default_env(&mut c.env);
+    default_probe(&mut c.liveness_probe);
+    default_probe(&mut c.readiness_probe);
+    default_probe(&mut c.startup_probe);
+    if let Some(l) = &mut c.lifecycle {
+        for h in [&mut l.post_start, &mut l.pre_stop].into_iter().flatten() {
+            if let Some(g) = &mut h.http_get {
+                if g.path.is_empty() {
+                    g.path = "/".into();
+                }
+                if g.scheme.is_empty() {
+                    g.scheme = "HTTP".into();
+                }
+            }
+        }
+    }
+}
+
+/// `SetDefaults_Volume` and the volume sources' modes (0644).
+fn set_defaults_volume(v: &mut Volume) {
+    const MODE: i32 = 0o644;
+    let none = v.host_path.is_none()
+        && v.empty_dir.is_none()
+        && v.gce_persistent_disk.is_none()
+        && v.aws_elastic_block_store.is_none()
+        && v.git_repo.is_none()
+        && v.secret.is_none()
+        && v.nfs.is_none()
+        && v.iscsi.is_none()
+        && v.glusterfs.is_none()
+        && v.persistent_volume_claim.is_none()
+        && v.rbd.is_none()
+        && v.flex_volume.is_none()
+        && v.cinder.is_none()
+        && v.cephfs.is_none()
+        && v.flocker.is_none()
+        && v.downward_api.is_none()
+        && v.fc.is_none()
+        && v.azure_file.is_none()
+        && v.config_map.is_none()
+        && v.vsphere_volume.is_none()
+        && v.quobyte.is_none()
+        && v.azure_disk.is_none()
+        && v.photon_persistent_disk.is_none()
+        && v.portworx_volume.is_none()
+        && v.scale_io.is_none()
+        && v.projected.is_none()
+        && v.storageos.is_none()
+        && v.csi.is_none()
+        && v.ephemeral.is_none()
+        && v.image.is_none();
+    if none {
+        v.empty_dir = Some(EmptyDirVolumeSource::default());
+    }
+    if let Some(s) = &mut v.secret {
+        s.default_mode.get_or_insert(MODE);
+    }
+    if let Some(s) = &mut v.config_map {
+        s.default_mode.get_or_insert(MODE);
+    }
+    if let Some(s) = &mut v.downward_api {
+        s.default_mode.get_or_insert(MODE);
+        for item in &mut s.items {
+            if let Some(f) = &mut item.field_ref
+                && f.api_version.is_empty()
+            {
+                f.api_version = "v1".into();
+            }
+        }
+    }
+    if let Some(s) = &mut v.projected {
+        s.default_mode.get_or_insert(MODE);
+        for src in s.sources.iter_mut().flatten() {
+            if let Some(t) = &mut src.service_account_token {
+                t.expiration_seconds.get_or_insert(3600);
+            }
+            if let Some(d) = &mut src.downward_api {
+                for item in &mut d.items {
+                    if let Some(f) = &mut item.field_ref
+                        && f.api_version.is_empty()
+                    {
+                        f.api_version = "v1".into();
+                    }
+                }
+            }
+        }
+    }
+    if let Some(h) = &mut v.host_path {
+        h.r#type.get_or_insert_with(String::new);
+    }
+}
+
+/// `SetDefaults_PodSpec` (pod templates too) with its containers and volumes.
+pub fn set_defaults_pod_spec(s: &mut PodSpec) {
+    if s.dns_policy.is_empty() {
+        s.dns_policy = "ClusterFirst".into();
+    }
+    if s.restart_policy.is_empty() {
+        s.restart_policy = "Always".into();
+    }
+    if s.security_context.is_none() {
+        s.security_context = Some(PodSecurityContext::default());
+    }
+    s.termination_grace_period_seconds.get_or_insert(30);
+    if s.scheduler_name.is_empty() {
+        s.scheduler_name = "default-scheduler".into();
+    }
+    if s.host_network {
+        for c in s
+            .containers
+            .iter_mut()
+            .flatten()
+            .chain(&mut s.init_containers)
+        {
+            for p in &mut c.ports {
+                if p.host_port == 0 {
+                    p.host_port = p.container_port;
+                }
+            }
+        }
+    }
+    for c in s
+        .containers
+        .iter_mut()
+        .flatten()
+        .chain(&mut s.init_containers)
+    {
+        set_defaults_container(c);
+    }
+    for c in &mut s.ephemeral_containers {
+        if c.termination_message_path.is_empty() {
+            c.termination_message_path = "/dev/termination-log".into();
+        }
+        if c.termination_message_policy.is_empty() {
+            c.termination_message_policy = "File".into();
+        }
+        if c.image_pull_policy.is_empty() {
+            c.image_pull_policy = image_pull_policy(&c.image).into();
+        }
+        default_env(&mut c.env);
+    }
+    for v in &mut s.volumes {
+        set_defaults_volume(v);
+    }
+}
+
+/// A pod template: its spec's defaults.
+pub fn set_defaults_pod_template_spec(t: &mut PodTemplateSpec) {
+    set_defaults_pod_spec(&mut t.spec);
+}
+
+/// `SetDefaults_Pod`: the spec's defaults, `enableServiceLinks: true`, and requests
+/// copied from limits where a container sets only limits.
+pub fn set_defaults_pod(p: &mut Pod) {
+    set_defaults_pod_spec(&mut p.spec);
+    p.spec.enable_service_links.get_or_insert(true);
+    for c in p
+        .spec
+        .containers
+        .iter_mut()
+        .flatten()
+        .chain(&mut p.spec.init_containers)
+    {
+        for (name, q) in c.resources.limits.clone() {
+            c.resources.requests.entry(name).or_insert(q);
+        }
+    }
+}
+
+/// `SetDefaults_Service` (and its ports): type ClusterIP, sessionAffinity None,
+/// protocol TCP, targetPort = port, traffic policies, the ClientIP timeout.
+pub fn set_defaults_service(s: &mut Service) {
+    let spec = &mut s.spec;
+    if spec.session_affinity.is_empty() {
+        spec.session_affinity = "None".into();
+    }
+    if spec.r#type.is_empty() {
+        spec.r#type = "ClusterIP".into();
+    }
+    for p in &mut spec.ports {
+        if p.protocol.is_empty() {
+            p.protocol = "TCP".into();
+        }
+        if p.target_port == IntOrString::Int(0)
+            || p.target_port == IntOrString::String(String::new())
+        {
+            p.target_port = IntOrString::Int(p.port);
+        }
+    }
+    if spec.session_affinity == "ClientIP" {
+        let cfg = spec
+            .session_affinity_config
+            .get_or_insert_with(SessionAffinityConfig::default);
+        let ip = cfg.client_ip.get_or_insert_with(ClientIPConfig::default);
+        ip.timeout_seconds.get_or_insert(10800);
+    }
+    let external = matches!(spec.r#type.as_str(), "NodePort" | "LoadBalancer");
+    if external && spec.external_traffic_policy.is_empty() {
+        spec.external_traffic_policy = "Cluster".into();
+    }
+    if spec.r#type != "ExternalName" && spec.internal_traffic_policy.is_none() {
+        spec.internal_traffic_policy = Some("Cluster".into());
+    }
+    if spec.r#type == "LoadBalancer" {
+        spec.allocate_load_balancer_node_ports.get_or_insert(true);
+    }
+}
+
+/// PersistentVolumeClaims: `volumeMode: Filesystem`.
+pub fn set_defaults_pvc(c: &mut PersistentVolumeClaim) {
+    c.spec
+        .volume_mode
+        .get_or_insert_with(|| "Filesystem".into());
+}
+
+/// PersistentVolumes: reclaim policy Retain, `volumeMode: Filesystem`.
+pub fn set_defaults_pv(v: &mut PersistentVolume) {
+    if v.spec.persistent_volume_reclaim_policy.is_empty() {
+        v.spec.persistent_volume_reclaim_policy = "Retain".into();
+    }
+    v.spec
+        .volume_mode
+        .get_or_insert_with(|| "Filesystem".into());
+    if v.status.phase.is_empty() {
+        v.status.phase = "Pending".into();
+    }
+}
+
+/// ReplicationControllers: one replica; selector and labels from the template's labels.
+pub fn set_defaults_replication_controller(rc: &mut ReplicationController) {
+    let labels = rc
+        .spec
+        .template
+        .as_ref()
+        .map(|t| t.metadata.labels.clone())
+        .unwrap_or_default();
+    if rc.spec.selector.is_empty() {
+        rc.spec.selector = labels.clone();
+    }
+    if rc.metadata.labels.is_empty() {
+        rc.metadata.labels = labels;
+    }
+    rc.spec.replicas.get_or_insert(1);
+    if let Some(t) = &mut rc.spec.template {
+        set_defaults_pod_template_spec(t);
+    }
+}
+
+/// Endpoints: ports' protocol TCP.
+pub fn set_defaults_endpoints(e: &mut Endpoints) {
+    for s in &mut e.subsets {
+        for p in &mut s.ports {
+            if p.protocol.is_empty() {
+                p.protocol = "TCP".into();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn image_pull_policy_follows_the_tag() {
+        assert_eq!(image_pull_policy("busybox"), "Always");
+        assert_eq!(image_pull_policy("busybox:latest"), "Always");
+        assert_eq!(image_pull_policy("busybox:1.36"), "IfNotPresent");
+        assert_eq!(image_pull_policy("localhost:5000/app"), "Always");
+        assert_eq!(image_pull_policy("app@sha256:abc"), "IfNotPresent");
+    }
+}
