@@ -468,3 +468,67 @@ async fn kubectl_apply_of_a_changed_image_merges_containers_by_name() {
         .collect();
     assert_eq!(env, ["A", "B"], "env merged by name: {c}");
 }
+
+/// The Table of one object as kubectl asks for it.
+async fn table_of(kapi: &Kapi, path: &str) -> Value {
+    let accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+    let (status, _, body) = kapi.raw(get(path, accept)).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    json(&body)
+}
+
+async fn assert_table_matches_golden(
+    kind_path: &str,
+    golden_name: &str,
+    path: &str,
+    skip: &[&str],
+) {
+    let kapi = Kapi::start().await;
+    create_from_golden(&kapi, golden_name, kind_path);
+    let want = golden(&format!("{golden_name}-table.json"));
+    let got = table_of(&kapi, path).await;
+    assert_eq!(got["columnDefinitions"], want["columnDefinitions"]);
+    let names: Vec<&str> = want["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    for (i, name) in names.iter().enumerate() {
+        if *name == "Age" || skip.contains(name) {
+            continue;
+        }
+        assert_eq!(
+            got["rows"][0]["cells"][i], want["rows"][0]["cells"][i],
+            "cell {name}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn kubectl_get_pods_columns_are_kube_apiservers() {
+    assert_table_matches_golden("pod", "pod", "/api/v1/namespaces/default/pods", &[]).await;
+}
+
+#[tokio::test]
+async fn kubectl_get_deployments_columns_are_kube_apiservers() {
+    assert_table_matches_golden(
+        "deployment",
+        "deployment",
+        "/apis/apps/v1/namespaces/default/deployments",
+        &[],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn kubectl_get_services_columns_are_kube_apiservers() {
+    // kapi allocates no cluster IP yet.
+    assert_table_matches_golden(
+        "service",
+        "service",
+        "/api/v1/namespaces/default/services",
+        &["Cluster-IP"],
+    )
+    .await;
+}

@@ -2,6 +2,7 @@
 //! by default (`resources.rs`, generated from its discovery), with the per-kind strategies
 //! and tables kapi has. Data only; no handler knows them.
 
+mod printers;
 mod resource_table;
 mod resources;
 mod tables;
@@ -256,6 +257,7 @@ fn behaviour(r: &Resource) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
         ("apiextensions.k8s.io", "customresourcedefinitions") => {
             (Arc::new(crate::crd::CrdStrategy), Arc::new(tables::crds()))
         }
+        ("", "services") => (Arc::new(generic), Arc::new(printers::services())),
         (group, plural) if workload_rules(group, plural).is_some() => {
             let (scale, immutable, on_create) =
                 workload_rules(group, plural).unwrap_or((None, &[], CreateHook::None));
@@ -266,7 +268,11 @@ fn behaviour(r: &Resource) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
                     immutable,
                     on_create,
                 }),
-                Arc::new(default_table()),
+                match (group, plural) {
+                    ("", "pods") => Arc::new(printers::pods()) as Arc<dyn TableConvertor>,
+                    ("apps", "deployments") => Arc::new(printers::deployments()),
+                    _ => Arc::new(default_table()),
+                },
             )
         }
         _ => (Arc::new(generic), Arc::new(default_table())),
