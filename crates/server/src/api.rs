@@ -223,7 +223,7 @@ async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
 pub async fn openapi_index(State(state): State<Arc<ApiState>>) -> Response {
     let table = state.registry.snapshot();
     match encode_text(
-        &crate::openapi::index(&table),
+        &crate::openapi::index(&crate::openapi_cache::documents(&table).v3),
         crate::negotiate::Media::Json,
         false,
     ) {
@@ -242,10 +242,8 @@ pub async fn openapi_document(State(state): State<Arc<ApiState>>, req: Request) 
         .trim_start_matches("/openapi/v3/")
         .to_owned();
     let query = Query::parse(req.uri().query());
-    let Some((_, bytes)) = crate::openapi::documents(&table)
-        .into_iter()
-        .find(|(p, _)| *p == path)
-    else {
+    let docs = crate::openapi_cache::documents(&table);
+    let Some((_, bytes)) = docs.v3.iter().find(|(p, _)| *p == path) else {
         return page_not_found();
     };
     let hash = crate::openapi::hash(&bytes);
@@ -259,13 +257,13 @@ pub async fn openapi_document(State(state): State<Arc<ApiState>>, req: Request) 
             resp
         }
         Some(_) => {
-            let mut resp = bytes_response(StatusCode::OK, "application/json", bytes);
+            let mut resp = bytes_response(StatusCode::OK, "application/json", bytes.clone());
             resp.headers_mut().insert(
                 "cache-control",
                 HeaderValue::from_static("public, immutable"),
             );
             resp
         }
-        None => bytes_response(StatusCode::OK, "application/json", bytes),
+        None => bytes_response(StatusCode::OK, "application/json", bytes.clone()),
     }
 }

@@ -18,6 +18,7 @@ pub mod metrics_endpoint;
 pub mod namespace_lifecycle;
 pub mod negotiate;
 pub mod openapi;
+mod openapi_cache;
 mod openapi_schema_builders;
 pub mod openapi_schemas;
 mod openapi_schemas_core;

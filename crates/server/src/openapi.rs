@@ -165,13 +165,13 @@ pub fn documents(table: &RegistryTable) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// The `/openapi/v3` index.
-pub fn index(table: &RegistryTable) -> Value {
-    let paths: Map<String, Value> = documents(table)
-        .into_iter()
+/// The `/openapi/v3` index of these documents.
+pub fn index(documents: &[(String, Vec<u8>)]) -> Value {
+    let paths: Map<String, Value> = documents
+        .iter()
         .map(|(path, bytes)| {
-            let url = format!("/openapi/v3/{path}?hash={}", hash(&bytes));
-            (path, json!({"serverRelativeURL": url}))
+            let url = format!("/openapi/v3/{path}?hash={}", hash(bytes));
+            (path.clone(), json!({"serverRelativeURL": url}))
         })
         .collect();
     json!({"paths": paths})

@@ -151,14 +151,11 @@ pub async fn serve(
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
     let wants_protobuf = accept.contains(PROTOBUF_ACCEPT) || accept.contains(PROTOBUF_CONTENT_TYPE);
-    let doc = document(&state.registry.snapshot());
+    let docs = crate::openapi_cache::documents(&state.registry.snapshot());
     let (content_type, body) = if wants_protobuf {
-        (PROTOBUF_CONTENT_TYPE, protobuf(&doc))
+        (PROTOBUF_CONTENT_TYPE, docs.v2_protobuf.clone())
     } else {
-        (
-            "application/json",
-            serde_json::to_vec(&doc).unwrap_or_default(),
-        )
+        ("application/json", docs.v2_json.clone())
     };
     let etag = format!("\"{}\"", crate::openapi::hash(&body));
     axum::response::Response::builder()
