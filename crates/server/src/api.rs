@@ -246,7 +246,7 @@ pub async fn openapi_document(State(state): State<Arc<ApiState>>, req: Request) 
     let Some((_, bytes)) = docs.v3.iter().find(|(p, _)| *p == path) else {
         return page_not_found();
     };
-    let hash = crate::openapi::hash(&bytes);
+    let hash = crate::openapi::hash(bytes);
     match query.get("hash") {
         Some(h) if h != hash => {
             let location = format!("/openapi/v3/{path}?hash={hash}");
