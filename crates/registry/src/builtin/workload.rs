@@ -4,12 +4,13 @@
 //! kube's `ScaleREST`s build it), and fields that an update may not change (a
 //! Deployment's selector, a Job's selector and template).
 
+use crate::crd::scale::ScaleSpec;
 use crate::error::StatusCause;
 use crate::meta;
 use crate::strategy::{
     CreateStrategy, DeleteStrategy, GenericStrategy, NameRule, Strategy, UpdateStrategy,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// How a kind's selector reads as a string for `Scale.status.selector`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,41 +161,26 @@ fn label_map_string(sel: &Value) -> String {
     pairs.join(",")
 }
 
-impl WorkloadStrategy {
-    fn scale_view(&self, form: SelectorForm, obj: &Value) -> Value {
-        let mut metadata = Map::new();
-        for k in [
-            "name",
-            "namespace",
-            "uid",
-            "resourceVersion",
-            "creationTimestamp",
-        ] {
-            if let Some(v) = meta::meta(obj).and_then(|m| m.get(k)) {
-                metadata.insert(k.into(), v.clone());
-            }
-        }
-        let int = |path: &[&str]| meta::nested(obj, path).and_then(Value::as_i64);
-        let selector = meta::nested(obj, &["spec", "selector"]).map(|s| match form {
-            SelectorForm::LabelSelector => label_selector_string(s),
-            SelectorForm::LabelMap => label_map_string(s),
-        });
-        let mut status = json!({"replicas": int(&["status", "replicas"]).unwrap_or(0)});
-        if let Some(sel) = selector.filter(|s| !s.is_empty()) {
-            status["selector"] = json!(sel);
-        }
-        let spec = match int(&["spec", "replicas"]) {
-            Some(r) => json!({"replicas": r}),
-            None => json!({}),
-        };
-        json!({
-            "kind": "Scale",
-            "apiVersion": "autoscaling/v1",
-            "metadata": metadata,
-            "spec": spec,
-            "status": status,
-        })
+/// The Scale of a workload: replicas at `.spec.replicas`/`.status.replicas` (as a CRD's
+/// scale paths), and the selector in string form.
+fn replicas() -> ScaleSpec {
+    ScaleSpec {
+        spec_replicas: ".spec.replicas".into(),
+        status_replicas: ".status.replicas".into(),
+        label_selector: None,
     }
+}
+
+fn scale_view(form: SelectorForm, obj: &Value) -> Value {
+    let mut view = replicas().view(obj);
+    let selector = meta::nested(obj, &["spec", "selector"]).map(|s| match form {
+        SelectorForm::LabelSelector => label_selector_string(s),
+        SelectorForm::LabelMap => label_map_string(s),
+    });
+    if let Some(sel) = selector.filter(|s| !s.is_empty()) {
+        view["status"]["selector"] = json!(sel);
+    }
+    view
 }
 
 impl CreateStrategy for WorkloadStrategy {
@@ -264,7 +250,7 @@ impl Strategy for WorkloadStrategy {
 
     fn view(&self, subresource: &str, obj: &Value) -> Option<Value> {
         let form = self.scale.filter(|_| subresource == "scale")?;
-        Some(self.scale_view(form, obj))
+        Some(scale_view(form, obj))
     }
 
     fn apply_view(
@@ -273,30 +259,10 @@ impl Strategy for WorkloadStrategy {
         obj: &mut Value,
         view: &Value,
     ) -> Result<(), Vec<StatusCause>> {
-        if subresource != "scale" {
+        if subresource != "scale" || self.scale.is_none() {
             return Ok(());
         }
-        let replicas = meta::nested(view, &["spec", "replicas"])
-            .cloned()
-            .unwrap_or(json!(0));
-        match replicas.as_i64() {
-            Some(r) if (0..=i64::from(i32::MAX)).contains(&r) => {}
-            _ => {
-                return Err(vec![StatusCause {
-                    reason: "FieldValueInvalid".into(),
-                    message: format!(
-                        "Invalid value: {replicas}: must be greater than or equal to 0"
-                    ),
-                    field: "spec.replicas".into(),
-                }]);
-            }
-        }
-        if let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) {
-            spec.insert("replicas".into(), replicas);
-        } else if let Some(map) = obj.as_object_mut() {
-            map.insert("spec".into(), json!({ "replicas": replicas }));
-        }
-        Ok(())
+        replicas().apply(obj, view)
     }
 }
 
