@@ -532,3 +532,46 @@ async fn kubectl_get_services_columns_are_kube_apiservers() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn a_deployment_whose_selector_misses_its_template_is_refused_and_not_stored() {
+    let kapi = Kapi::start().await;
+    let mut d = deployment("web");
+    d["spec"]["template"]["metadata"]["labels"] = json!({"app": "other"});
+    let path = write_manifest(&kapi, "bad.json", &[d]);
+    let out = kapi.kubectl(&["apply", "-f", &path]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is invalid"), "{err}");
+    assert!(
+        err.contains("spec.template.metadata.labels: Invalid value"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`selector` does not match template `labels`"),
+        "{err}"
+    );
+    assert!(!kapi.kubectl(&["get", "deployment", "web"]).status.success());
+}
+
+#[tokio::test]
+async fn a_pod_without_containers_is_refused_with_a_required_cause() {
+    let kapi = Kapi::start().await;
+    let client = kapi.client().await;
+    let pods: Api<k8s_openapi::api::core::v1::Pod> = Api::namespaced(client, "default");
+    let pod: k8s_openapi::api::core::v1::Pod =
+        serde_json::from_value(json!({"metadata": {"name": "empty"}, "spec": {"containers": []}}))
+            .unwrap();
+    let err = pods.create(&PostParams::default(), &pod).await.unwrap_err();
+    let kube::Error::Api(status) = err else {
+        panic!("not an API error: {err}")
+    };
+    assert_eq!(status.code, 422);
+    assert_eq!(status.reason, "Invalid");
+    assert!(
+        status.message.contains("spec.containers: Required value"),
+        "{}",
+        status.message
+    );
+    assert!(pods.get_opt("empty").await.unwrap().is_none());
+}

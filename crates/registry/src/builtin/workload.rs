@@ -183,9 +183,102 @@ fn scale_view(form: SelectorForm, obj: &Value) -> Value {
     view
 }
 
+fn required(field: &str) -> StatusCause {
+    StatusCause {
+        reason: "FieldValueRequired".into(),
+        message: "Required value".into(),
+        field: field.into(),
+    }
+}
+
+/// Whether `selector` (a LabelSelector) selects `labels`.
+fn selects(selector: &Value, labels: &serde_json::Map<String, Value>) -> bool {
+    let match_labels = selector
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .all(|(k, v)| labels.get(k) == Some(v));
+    let expressions = selector
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .all(|e| {
+            let key = e["key"].as_str().unwrap_or_default();
+            let values: Vec<&Value> = e["values"].as_array().into_iter().flatten().collect();
+            let has = labels.get(key);
+            match e["operator"].as_str().unwrap_or_default() {
+                "In" => has.is_some_and(|v| values.contains(&v)),
+                "NotIn" => has.is_none_or(|v| !values.contains(&v)),
+                "Exists" => has.is_some(),
+                "DoesNotExist" => has.is_none(),
+                _ => false,
+            }
+        });
+    match_labels && expressions
+}
+
+/// Upstream's `ValidatePodSpec` rule every workload relies on: at least one container.
+fn validate_pod_spec(spec: Option<&Value>, path: &str, causes: &mut Vec<StatusCause>) {
+    let containers = spec
+        .and_then(|s| s.get("containers"))
+        .and_then(Value::as_array);
+    if containers.is_none_or(|c| c.is_empty()) {
+        causes.push(required(&format!("{path}.containers")));
+    }
+}
+
+/// A controller's selector: required, non-empty, and selecting its template's labels
+/// (`ValidateDeploymentSpec` and its siblings).
+fn validate_selector(obj: &Value, causes: &mut Vec<StatusCause>) {
+    let Some(selector) = meta::nested(obj, &["spec", "selector"]).filter(|s| !s.is_null()) else {
+        causes.push(required("spec.selector"));
+        return;
+    };
+    let labels = meta::nested(obj, &["spec", "template", "metadata", "labels"]);
+    let empty_map = serde_json::Map::new();
+    let label_map = labels.and_then(Value::as_object).unwrap_or(&empty_map);
+    if !selects(selector, label_map) {
+        causes.push(StatusCause {
+            reason: "FieldValueInvalid".into(),
+            message: format!(
+                "Invalid value: {}: `selector` does not match template `labels`",
+                labels.cloned().unwrap_or(Value::Null)
+            ),
+            field: "spec.template.metadata.labels".into(),
+        });
+    }
+}
+
 impl CreateStrategy for WorkloadStrategy {
     fn name_rule(&self) -> NameRule {
         self.generic.name_rule()
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<StatusCause> {
+        let mut causes = Vec::new();
+        match self.on_create {
+            CreateHook::Pod => validate_pod_spec(obj.get("spec"), "spec", &mut causes),
+            CreateHook::Job => validate_pod_spec(
+                meta::nested(obj, &["spec", "template", "spec"]),
+                "spec.template.spec",
+                &mut causes,
+            ),
+            CreateHook::None
+                if self.scale == Some(SelectorForm::LabelSelector)
+                    || !self.immutable.is_empty() =>
+            {
+                validate_selector(obj, &mut causes);
+                validate_pod_spec(
+                    meta::nested(obj, &["spec", "template", "spec"]),
+                    "spec.template.spec",
+                    &mut causes,
+                );
+            }
+            CreateHook::None => {}
+        }
+        causes
     }
 
     fn prepare_for_create(&self, obj: &mut Value) {
@@ -270,6 +363,39 @@ impl Strategy for WorkloadStrategy {
 mod tests {
     use super::*;
 
+    fn deployments() -> WorkloadStrategy {
+        WorkloadStrategy {
+            generic: GenericStrategy::default(),
+            scale: Some(SelectorForm::LabelSelector),
+            immutable: &[&["spec", "selector"]],
+            on_create: CreateHook::None,
+        }
+    }
+
+    #[test]
+    fn a_selector_that_misses_the_template_labels_is_invalid() {
+        let d = json!({"spec": {"selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "other"}},
+                "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
+        let causes = deployments().validate(&d);
+        assert_eq!(causes.len(), 1);
+        assert_eq!(causes[0].field, "spec.template.metadata.labels");
+        assert!(
+            causes[0]
+                .message
+                .ends_with("`selector` does not match template `labels`")
+        );
+    }
+
+    #[test]
+    fn a_template_without_containers_is_invalid() {
+        let d = json!({"spec": {"selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {}}}});
+        let causes = deployments().validate(&d);
+        assert_eq!(causes[0].field, "spec.template.spec.containers");
+        assert_eq!(causes[0].message, "Required value");
+    }
+
     #[test]
     fn qos_class_follows_requests_and_limits() {
         let pod = |res: Value| json!({"spec": {"containers": [{"name": "c", "resources": res}]}});
@@ -322,8 +448,12 @@ mod tests {
             immutable: &[&["spec", "selector"]],
             on_create: CreateHook::None,
         };
-        let old = json!({"spec": {"selector": {"matchLabels": {"app": "a"}}}});
-        let new = json!({"spec": {"selector": {"matchLabels": {"app": "b"}}}});
+        let with = |app: &str| {
+            json!({"spec": {"selector": {"matchLabels": {"app": app}},
+                "template": {"metadata": {"labels": {"app": app}},
+                    "spec": {"containers": [{"name": "c", "image": "i"}]}}}})
+        };
+        let (old, new) = (with("a"), with("b"));
         let causes = s.validate_update(&new, &old, None);
         assert_eq!(causes[0].field, "spec.selector");
         assert!(causes[0].message.ends_with("field is immutable"));
