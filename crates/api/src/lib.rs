@@ -32,6 +32,7 @@ pub mod meta;
 pub mod networking;
 pub mod node;
 mod object;
+pub mod openapi;
 pub mod openapi_models;
 pub mod policy;
 pub mod proto;

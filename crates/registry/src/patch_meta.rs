@@ -3,21 +3,10 @@
 //! list, its strategic merge strategy (`x-kubernetes-patch-strategy`) and merge key
 //! (`x-kubernetes-patch-merge-key`) — what Go's strategic merge reads from struct tags.
 
+use kapi_api::openapi::schema as model;
 use serde_json::Value;
-use std::collections::HashMap;
-use std::sync::OnceLock;
 
 const REF: &str = "#/components/schemas/";
-
-fn models() -> &'static HashMap<&'static str, Value> {
-    static MODELS: OnceLock<HashMap<&'static str, Value>> = OnceLock::new();
-    MODELS.get_or_init(|| {
-        kapi_api::openapi_models::MODELS
-            .iter()
-            .filter_map(|(name, text)| Some((*name, serde_json::from_str(text).ok()?)))
-            .collect()
-    })
-}
 
 /// A position in a kind's schema while a patch is walked; `None` where nothing is known.
 #[derive(Debug, Clone, Copy, Default)]
@@ -43,7 +32,7 @@ fn resolve(schema: &'static Value) -> Option<&'static Value> {
             .and_then(|f| f.get("$ref"))
     });
     match r.and_then(Value::as_str) {
-        Some(r) => models().get(r.strip_prefix(REF)?),
+        Some(r) => model(r.strip_prefix(REF)?),
         None => Some(schema),
     }
 }
@@ -53,7 +42,7 @@ impl PatchMeta {
     pub fn of_kind(api_version: &str, kind: &str) -> Self {
         let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
         let schema = kapi_api::openapi_models::definition_name(group, version, kind)
-            .and_then(|name| models().get(name.as_str()));
+            .and_then(|name| model(&name));
         Self { schema }
     }
 

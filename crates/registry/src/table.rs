@@ -44,6 +44,12 @@ impl Column {
         }
     }
 
+    /// The same column shown only with `-o wide` (priority 1).
+    pub fn wide(mut self) -> Column {
+        self.priority = 1;
+        self
+    }
+
     /// The `columnDefinitions[]` item.
     pub fn definition(&self) -> Value {
         json!({
@@ -69,6 +75,29 @@ pub trait TableConvertor: Send + Sync {
 
 /// A table defined by its columns.
 pub struct ColumnTable(pub Vec<Column>);
+
+/// A table whose columns are built on first use (columns whose descriptions are looked up
+/// in the OpenAPI models, kept out of start-up).
+pub struct LazyTable {
+    build: fn() -> ColumnTable,
+    columns: std::sync::OnceLock<Vec<Column>>,
+}
+
+impl LazyTable {
+    /// A table built by `build` when first asked for.
+    pub fn new(build: fn() -> ColumnTable) -> Self {
+        Self {
+            build,
+            columns: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl TableConvertor for LazyTable {
+    fn columns(&self) -> Vec<Column> {
+        self.columns.get_or_init(|| (self.build)().0).clone()
+    }
+}
 
 impl TableConvertor for ColumnTable {
     fn columns(&self) -> Vec<Column> {

@@ -79,10 +79,9 @@ fn schema_of(e: &ResourceEntry) -> Value {
     }
     if let Some(schema) =
         kapi_api::openapi_models::definition_name(&e.group, &e.version, &e.names.kind)
-            .and_then(|name| kapi_api::openapi_models::model(&name))
-            .and_then(|text| serde_json::from_str(text).ok())
+            .and_then(|name| kapi_api::openapi::schema(&name))
     {
-        return schema;
+        return schema.clone();
     }
     if let Some(schema) =
         crate::openapi_schemas::builtin_schema(&e.group, &e.version, &e.names.kind)

@@ -61,9 +61,7 @@ pub fn add_referenced(schemas: &mut Map<String, Value>) {
         if !done.insert(name.clone()) {
             continue;
         }
-        let generated = kapi_api::openapi_models::model(&name)
-            .and_then(|text| serde_json::from_str::<Value>(text).ok());
-        if let Some(def) = generated.as_ref().or_else(|| shared.get(&name)) {
+        if let Some(def) = kapi_api::openapi::schema(&name).or_else(|| shared.get(&name)) {
             collect_refs(def, &mut pending);
             schemas.insert(name, def.clone());
         }

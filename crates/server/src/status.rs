@@ -56,14 +56,7 @@ impl ApiError {
 
     /// 405 MethodNotAllowed.
     pub fn method_not_allowed() -> Self {
-        Self {
-            details: Some(Box::default()),
-            ..Self::new(
-                405,
-                "MethodNotAllowed",
-                "the server does not allow this method on the requested resource",
-            )
-        }
+        Self::not_served("the server does not allow this method on the requested resource")
     }
 
     /// 405 MethodNotAllowed with a message of its own: a part of the API kapi does not

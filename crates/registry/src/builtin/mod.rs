@@ -10,13 +10,13 @@ mod workload;
 
 pub use resource_table::{Resource, SubresourceSpec};
 pub use resources::RESOURCES;
-pub use workload::{CreateHook, SelectorForm, WorkloadStrategy, label_selector_string, qos_class};
+pub use workload::{SelectorForm, Workload, WorkloadStrategy, label_selector_string, qos_class};
 
 use crate::codec::{JsonCodec, ObjectCodec};
 use crate::entry::{ResourceEntry, ResourceNames, Scope, Subresource, storage_version_hash};
 use crate::scheme_codec::SchemeCodec;
 use crate::strategy::{GenericStrategy, NameRule, NamespaceStrategy, Strategy};
-use crate::table::{TableConvertor, default_table};
+use crate::table::{LazyTable, TableConvertor, default_table};
 use kapi_machinery::schema::GroupVersion;
 use kapi_machinery::serializer::CodecFactory;
 use serde_json::json;
@@ -198,33 +198,6 @@ fn name_rule(group: &str, plural: &str) -> NameRule {
     }
 }
 
-/// Immutable selectors and templates, kube's `ValidateXUpdate` in pkg/apis/*/validation.
-type Immutable = &'static [&'static [&'static str]];
-
-/// Scale, immutable fields and create preparation of the kinds that have them.
-fn workload_rules(
-    group: &str,
-    plural: &str,
-) -> Option<(Option<SelectorForm>, Immutable, CreateHook)> {
-    const SELECTOR: Immutable = &[&["spec", "selector"]];
-    Some(match (group, plural) {
-        ("apps", "deployments" | "replicasets" | "statefulsets") => (
-            Some(SelectorForm::LabelSelector),
-            SELECTOR,
-            CreateHook::None,
-        ),
-        ("apps", "daemonsets") => (None, SELECTOR, CreateHook::None),
-        ("", "replicationcontrollers") => (Some(SelectorForm::LabelMap), &[], CreateHook::None),
-        ("", "pods") => (None, &[], CreateHook::Pod),
-        ("batch", "jobs") => (
-            None,
-            &[&["spec", "selector"], &["spec", "completionMode"]],
-            CreateHook::Job,
-        ),
-        _ => return None,
-    })
-}
-
 /// The strategy and table of one resource of the table.
 fn behaviour(r: &Resource) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
     let status = r.subresources.iter().any(|s| s.name == "status");
@@ -234,6 +207,14 @@ fn behaviour(r: &Resource) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
         names: name_rule(r.group, r.plural),
         ..GenericStrategy::default()
     };
+    if let Some(workload) = Workload::of(r.group, r.plural) {
+        let table: Arc<dyn TableConvertor> = match workload {
+            Workload::Pod => Arc::new(LazyTable::new(printers::pods)),
+            _ if r.plural == "deployments" => Arc::new(LazyTable::new(printers::deployments)),
+            _ => Arc::new(default_table()),
+        };
+        return (Arc::new(WorkloadStrategy { generic, workload }), table);
+    }
     match (r.group, r.plural) {
         ("", "namespaces") => (Arc::new(NamespaceStrategy), Arc::new(tables::namespaces())),
         ("", "configmaps") => (Arc::new(generic), Arc::new(tables::configmaps())),
@@ -257,24 +238,10 @@ fn behaviour(r: &Resource) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
         ("apiextensions.k8s.io", "customresourcedefinitions") => {
             (Arc::new(crate::crd::CrdStrategy), Arc::new(tables::crds()))
         }
-        ("", "services") => (Arc::new(generic), Arc::new(printers::services())),
-        (group, plural) if workload_rules(group, plural).is_some() => {
-            let (scale, immutable, on_create) =
-                workload_rules(group, plural).unwrap_or((None, &[], CreateHook::None));
-            (
-                Arc::new(WorkloadStrategy {
-                    generic,
-                    scale,
-                    immutable,
-                    on_create,
-                }),
-                match (group, plural) {
-                    ("", "pods") => Arc::new(printers::pods()) as Arc<dyn TableConvertor>,
-                    ("apps", "deployments") => Arc::new(printers::deployments()),
-                    _ => Arc::new(default_table()),
-                },
-            )
-        }
+        ("", "services") => (
+            Arc::new(generic),
+            Arc::new(LazyTable::new(printers::services)),
+        ),
         _ => (Arc::new(generic), Arc::new(default_table())),
     }
 }

@@ -3,44 +3,21 @@
 //! `pod-table.json`, `deployment-table.json`, `service-table.json`). Column descriptions
 //! that upstream takes from the types' swagger docs come from the generated OpenAPI models.
 
-use super::workload::label_selector_string;
+use super::workload::{label_map_string, label_selector_string};
 use crate::meta::nested;
 use crate::table::{Column, ColumnTable, age_column, name_column};
 use serde_json::Value;
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
 
 /// The description of `field` of the model `model` without the enum suffix (what Go's
-/// `SwaggerDoc()` gives), leaked once per (model, field) so columns can hold it.
+/// `SwaggerDoc()` gives).
 fn field_doc(model: &str, field: &str) -> &'static str {
-    static DOCS: OnceLock<Mutex<HashMap<(String, String), &'static str>>> = OnceLock::new();
-    let docs = DOCS.get_or_init(Default::default);
-    let key = (model.to_owned(), field.to_owned());
-    if let Some(d) = docs.lock().ok().and_then(|m| m.get(&key).copied()) {
-        return d;
-    }
-    let text = kapi_api::openapi_models::model(model)
-        .and_then(|m| serde_json::from_str::<Value>(m).ok())
-        .and_then(|m| {
-            m["properties"][field]["description"]
-                .as_str()
-                .map(str::to_owned)
-        })
+    let text = kapi_api::openapi::schema(model)
+        .and_then(|m| m["properties"][field]["description"].as_str())
         .unwrap_or_default();
-    let text = match text.find("\n\nPossible enum values:") {
-        Some(i) => text[..i].to_owned(),
+    match text.find("\n\nPossible enum values:") {
+        Some(i) => &text[..i],
         None => text,
-    };
-    let leaked: &'static str = Box::leak(text.into_boxed_str());
-    if let Ok(mut m) = docs.lock() {
-        m.insert(key, leaked);
     }
-    leaked
-}
-
-fn wide(mut c: Column) -> Column {
-    c.priority = 1;
-    c
 }
 
 fn str_or_none(v: Option<&Value>) -> Value {
@@ -137,30 +114,34 @@ pub fn pods() -> ColumnTable {
             pod_restarts,
         ),
         age_column(),
-        wide(Column::new(
+        Column::new(
             "IP",
             "string",
             field_doc("io.k8s.api.core.v1.PodStatus", "podIP"),
             |o| str_or_none(nested(o, &["status", "podIP"])),
-        )),
-        wide(Column::new(
+        )
+        .wide(),
+        Column::new(
             "Node",
             "string",
             field_doc("io.k8s.api.core.v1.PodSpec", "nodeName"),
             |o| str_or_none(nested(o, &["spec", "nodeName"])),
-        )),
-        wide(Column::new(
+        )
+        .wide(),
+        Column::new(
             "Nominated Node",
             "string",
             field_doc("io.k8s.api.core.v1.PodStatus", "nominatedNodeName"),
             |o| str_or_none(nested(o, &["status", "nominatedNodeName"])),
-        )),
-        wide(Column::new(
+        )
+        .wide(),
+        Column::new(
             "Readiness Gates",
             "string",
             field_doc("io.k8s.api.core.v1.PodSpec", "readinessGates"),
             pod_readiness_gates,
-        )),
+        )
+        .wide(),
     ])
 }
 
@@ -206,19 +187,21 @@ pub fn deployments() -> ColumnTable {
             |o| Value::from(int_at(o, &["status", "availableReplicas"])),
         ),
         age_column(),
-        wide(Column::new(
+        Column::new(
             "Containers",
             "string",
             "Names of each container in the template.",
             |o| template_containers(o, "name"),
-        )),
-        wide(Column::new(
+        )
+        .wide(),
+        Column::new(
             "Images",
             "string",
             "Images referenced by each container in the template.",
             |o| template_containers(o, "image"),
-        )),
-        wide(Column::new(
+        )
+        .wide(),
+        Column::new(
             "Selector",
             "string",
             field_doc("io.k8s.api.apps.v1.DeploymentSpec", "selector"),
@@ -226,7 +209,8 @@ pub fn deployments() -> ColumnTable {
                 Some(s) if !s.is_empty() => Value::from(s),
                 _ => Value::from("<none>"),
             },
-        )),
+        )
+        .wide(),
     ])
 }
 
@@ -317,24 +301,19 @@ pub fn services() -> ColumnTable {
             service_ports,
         ),
         age_column(),
-        wide(Column::new(
+        Column::new(
             "Selector",
             "string",
             field_doc("io.k8s.api.core.v1.ServiceSpec", "selector"),
             |o| {
-                let mut pairs: Vec<String> = nested(o, &["spec", "selector"])
-                    .and_then(Value::as_object)
-                    .into_iter()
-                    .flatten()
-                    .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
-                    .collect();
-                pairs.sort();
-                Value::from(if pairs.is_empty() {
-                    "<none>".to_owned()
-                } else {
-                    pairs.join(",")
-                })
+                let selector = nested(o, &["spec", "selector"]).map(label_map_string);
+                Value::from(
+                    selector
+                        .filter(|s| !s.is_empty())
+                        .unwrap_or("<none>".into()),
+                )
             },
-        )),
+        )
+        .wide(),
     ])
 }

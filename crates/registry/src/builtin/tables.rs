@@ -5,11 +5,6 @@ use crate::meta::{self, nested};
 use crate::table::{Column, ColumnTable, age, age_column, default_table, name_column};
 use serde_json::Value;
 
-fn wide(mut c: Column) -> Column {
-    c.priority = 1;
-    c
-}
-
 fn str_at(obj: &Value, path: &[&str]) -> Value {
     Value::String(
         nested(obj, path)
@@ -142,25 +137,25 @@ pub fn events() -> ColumnTable {
             "The object that this event is about",
             event_object,
         ),
-        wide(Column::new(
+        Column::new(
             "Subobject",
             "string",
             "The subobject that this event is about",
             |o| str_at(o, &["involvedObject", "fieldPath"]),
-        )),
-        wide(Column::new(
+        ).wide(),
+        Column::new(
             "Source",
             "string",
             "The component reporting this event. Should be a short machine understandable string.",
             event_source,
-        )),
+        ).wide(),
         Column::new(
             "Message",
             "string",
             "A human-readable description of the status of this operation.",
             |o| str_at(o, &["message"]),
         ),
-        wide(Column::new(
+        Column::new(
             "First Seen",
             "string",
             "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)",
@@ -169,19 +164,19 @@ pub fn events() -> ColumnTable {
                     .and_then(Value::as_str)
                     .unwrap_or("")))
             },
-        )),
-        wide(Column::new(
+        ).wide(),
+        Column::new(
             "Count",
             "string",
             "The number of times this event has occurred.",
             |o| Value::String(o.get("count").map(|c| c.to_string()).unwrap_or_default()),
-        )),
-        wide(Column::new(
+        ).wide(),
+        Column::new(
             "Name",
             "string",
             crate::table::NAME_DESCRIPTION,
             |o| Value::String(meta::name(o).to_owned()),
-        )),
+        ).wide(),
     ])
 }
 

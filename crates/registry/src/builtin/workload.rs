@@ -21,30 +21,67 @@ pub enum SelectorForm {
     LabelMap,
 }
 
-/// What a create of the kind does beyond the generic rules (its `PrepareForCreate`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CreateHook {
-    /// Nothing more.
-    #[default]
-    None,
-    /// Pods start `Pending`, with their QoS class.
+/// Paths an update of the main resource may not change.
+type Immutable = &'static [&'static [&'static str]];
+
+/// Which workload a kind is; its scale, immutable fields, validation and create preparation
+/// follow (kube's `ScaleREST`s, `ValidateXUpdate`, `ValidateX` and `PrepareForCreate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    /// Pods: at least one container; created `Pending` with their QoS class.
     Pod,
-    /// Jobs get a selector of their own uid, and their template its labels
-    /// (unless `manualSelector`).
+    /// Jobs: a template with a container; selector and completionMode immutable; given
+    /// a selector of their own uid and template labels (unless `manualSelector`).
     Job,
+    /// Deployments, ReplicaSets, StatefulSets (`scale: true`) and DaemonSets: a selector
+    /// that selects the template's labels, immutable; a template with a container.
+    Controller {
+        /// Whether the kind has a `scale` subresource.
+        scale: bool,
+    },
+    /// ReplicationControllers: a `scale` subresource over a map selector.
+    ReplicationController,
 }
 
-/// A built-in kind's strategy: the generic data-driven rules plus scale and immutable fields.
+impl Workload {
+    /// The workload of a built-in resource, if it is one.
+    pub fn of(group: &str, plural: &str) -> Option<Self> {
+        Some(match (group, plural) {
+            ("apps", "deployments" | "replicasets" | "statefulsets") => {
+                Workload::Controller { scale: true }
+            }
+            ("apps", "daemonsets") => Workload::Controller { scale: false },
+            ("", "replicationcontrollers") => Workload::ReplicationController,
+            ("", "pods") => Workload::Pod,
+            ("batch", "jobs") => Workload::Job,
+            _ => return None,
+        })
+    }
+
+    fn scale(self) -> Option<SelectorForm> {
+        match self {
+            Workload::Controller { scale: true } => Some(SelectorForm::LabelSelector),
+            Workload::ReplicationController => Some(SelectorForm::LabelMap),
+            _ => None,
+        }
+    }
+
+    fn immutable(self) -> Immutable {
+        match self {
+            Workload::Controller { .. } => &[&["spec", "selector"]],
+            Workload::Job => &[&["spec", "selector"], &["spec", "completionMode"]],
+            _ => &[],
+        }
+    }
+}
+
+/// A built-in workload's strategy: the generic data-driven rules plus its [`Workload`] rules.
 #[derive(Debug, Clone)]
 pub struct WorkloadStrategy {
     /// The generic rules (status, generation, names, defaults, field labels).
     pub generic: GenericStrategy,
-    /// The selector form when the kind has a `scale` subresource.
-    pub scale: Option<SelectorForm>,
-    /// Paths an update of the main resource may not change.
-    pub immutable: &'static [&'static [&'static str]],
-    /// The kind's own create preparation.
-    pub on_create: CreateHook,
+    /// Which workload it is.
+    pub workload: Workload,
 }
 
 /// The QoS class of a pod (`pkg/apis/core/helper/qos`): BestEffort without any cpu or
@@ -150,7 +187,8 @@ pub fn label_selector_string(sel: &Value) -> String {
         .join(",")
 }
 
-fn label_map_string(sel: &Value) -> String {
+/// A map of labels as a selector string (`a=b,c=d`, sorted), as `labels.Set.String()`.
+pub(crate) fn label_map_string(sel: &Value) -> String {
     let mut pairs: Vec<String> = sel
         .as_object()
         .into_iter()
@@ -258,34 +296,23 @@ impl CreateStrategy for WorkloadStrategy {
 
     fn validate(&self, obj: &Value) -> Vec<StatusCause> {
         let mut causes = Vec::new();
-        match self.on_create {
-            CreateHook::Pod => validate_pod_spec(obj.get("spec"), "spec", &mut causes),
-            CreateHook::Job => validate_pod_spec(
-                meta::nested(obj, &["spec", "template", "spec"]),
-                "spec.template.spec",
-                &mut causes,
-            ),
-            CreateHook::None
-                if self.scale == Some(SelectorForm::LabelSelector)
-                    || !self.immutable.is_empty() =>
-            {
+        let template = meta::nested(obj, &["spec", "template", "spec"]);
+        match self.workload {
+            Workload::Pod => validate_pod_spec(obj.get("spec"), "spec", &mut causes),
+            Workload::Job => validate_pod_spec(template, "spec.template.spec", &mut causes),
+            Workload::Controller { .. } => {
                 validate_selector(obj, &mut causes);
-                validate_pod_spec(
-                    meta::nested(obj, &["spec", "template", "spec"]),
-                    "spec.template.spec",
-                    &mut causes,
-                );
+                validate_pod_spec(template, "spec.template.spec", &mut causes);
             }
-            CreateHook::None => {}
+            Workload::ReplicationController => {}
         }
         causes
     }
 
     fn prepare_for_create(&self, obj: &mut Value) {
         self.generic.prepare_for_create(obj);
-        match self.on_create {
-            CreateHook::None => {}
-            CreateHook::Pod => {
+        match self.workload {
+            Workload::Pod => {
                 let qos = qos_class(obj);
                 if let Some(map) = obj.as_object_mut() {
                     map.insert(
@@ -294,7 +321,8 @@ impl CreateStrategy for WorkloadStrategy {
                     );
                 }
             }
-            CreateHook::Job => generate_job_selector(obj),
+            Workload::Job => generate_job_selector(obj),
+            Workload::Controller { .. } | Workload::ReplicationController => {}
         }
     }
 }
@@ -305,7 +333,7 @@ impl UpdateStrategy for WorkloadStrategy {
         if sub.is_some() {
             return causes;
         }
-        for path in self.immutable {
+        for path in self.workload.immutable() {
             let (a, b) = (meta::nested(new, path), meta::nested(old, path));
             if a != b {
                 causes.push(StatusCause {
@@ -338,11 +366,11 @@ impl Strategy for WorkloadStrategy {
     }
 
     fn has_view(&self, subresource: &str) -> bool {
-        subresource == "scale" && self.scale.is_some()
+        subresource == "scale" && self.workload.scale().is_some()
     }
 
     fn view(&self, subresource: &str, obj: &Value) -> Option<Value> {
-        let form = self.scale.filter(|_| subresource == "scale")?;
+        let form = self.workload.scale().filter(|_| subresource == "scale")?;
         Some(scale_view(form, obj))
     }
 
@@ -352,7 +380,7 @@ impl Strategy for WorkloadStrategy {
         obj: &mut Value,
         view: &Value,
     ) -> Result<(), Vec<StatusCause>> {
-        if subresource != "scale" || self.scale.is_none() {
+        if subresource != "scale" || self.workload.scale().is_none() {
             return Ok(());
         }
         replicas().apply(obj, view)
@@ -366,9 +394,7 @@ mod tests {
     fn deployments() -> WorkloadStrategy {
         WorkloadStrategy {
             generic: GenericStrategy::default(),
-            scale: Some(SelectorForm::LabelSelector),
-            immutable: &[&["spec", "selector"]],
-            on_create: CreateHook::None,
+            workload: Workload::Controller { scale: true },
         }
     }
 
@@ -425,12 +451,7 @@ mod tests {
 
     #[test]
     fn the_scale_of_a_deployment_carries_its_selector_string() {
-        let s = WorkloadStrategy {
-            generic: GenericStrategy::default(),
-            scale: Some(SelectorForm::LabelSelector),
-            immutable: &[],
-            on_create: CreateHook::None,
-        };
+        let s = deployments();
         let d = json!({"metadata": {"name": "web", "namespace": "n", "labels": {"x": "y"}},
             "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}},
             "status": {"replicas": 1}});
@@ -444,9 +465,7 @@ mod tests {
     fn an_immutable_field_change_is_refused_on_the_main_resource_only() {
         let s = WorkloadStrategy {
             generic: GenericStrategy::default(),
-            scale: None,
-            immutable: &[&["spec", "selector"]],
-            on_create: CreateHook::None,
+            workload: Workload::Controller { scale: false },
         };
         let with = |app: &str| {
             json!({"spec": {"selector": {"matchLabels": {"app": app}},
