@@ -13,15 +13,10 @@ fn rust_ty(t: &Ty) -> String {
         Ty::I32 => "i32".into(),
         Ty::I64 => "i64".into(),
         Ty::Bytes => "Vec<u8>".into(),
-        Ty::Msg { path, .. } => short(path),
+        Ty::Msg { path, .. } => path.clone(),
         Ty::Slice(e) => format!("Vec<{}>", rust_ty(e)),
         Ty::Map(v) => format!("BTreeMap<String, {}>", rust_ty(v)),
     }
-}
-
-/// Paths inside kapi-api are written as `crate::…`; the package's own as bare names.
-fn short(path: &str) -> String {
-    path.to_owned()
 }
 
 /// Whether a non-pointer field without `omitempty` of this type needs `Option` to tell

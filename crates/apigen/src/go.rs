@@ -128,6 +128,22 @@ pub fn parse_type(s: &str) -> Result<GoType, String> {
     }
 }
 
+impl Field {
+    /// The `json` tag: the name (empty for none), and whether it has `omitempty` and
+    /// `inline`.
+    pub fn json_tag(&self) -> (String, bool, bool) {
+        let j = self
+            .tags
+            .get("json")
+            .map(String::as_str)
+            .unwrap_or_default();
+        let mut parts = j.split(',');
+        let name = parts.next().unwrap_or_default().to_owned();
+        let rest: Vec<&str> = parts.collect();
+        (name, rest.contains(&"omitempty"), rest.contains(&"inline"))
+    }
+}
+
 /// Parses a struct tag's content (between the backticks).
 pub fn parse_tags(s: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();

@@ -289,22 +289,6 @@ fn proto_tag(tags: &BTreeMap<String, String>) -> Result<Option<u32>, String> {
         .map_err(|_| format!("bad protobuf number in {p:?}"))
 }
 
-fn json_tag(tags: &BTreeMap<String, String>) -> (String, bool, bool) {
-    let j = tags.get("json").map(String::as_str).unwrap_or_default();
-    let mut parts = j.split(',');
-    let name = parts.next().unwrap_or_default().to_owned();
-    let mut omitempty = false;
-    let mut inline = false;
-    for p in parts {
-        match p {
-            "omitempty" => omitempty = true,
-            "inline" => inline = true,
-            _ => {}
-        }
-    }
-    (name, omitempty, inline)
-}
-
 /// Loads and resolves every package from `root` (the vendored upstream directory).
 pub fn load(root: &std::path::Path) -> Result<Vec<Resolved>, String> {
     let mut files = BTreeMap::new();
@@ -333,7 +317,7 @@ fn resolve_fields(
     depth: usize,
 ) -> Result<(), String> {
     for f in &s.fields {
-        let (json, omitempty, inline) = json_tag(&f.tags);
+        let (json, omitempty, inline) = f.json_tag();
         if json == "-" {
             continue;
         }

@@ -309,14 +309,6 @@ fn enum_values(u: &Universe, p: &Pkg, ty: &str) -> (Vec<String>, String) {
     (values.into_iter().map(|(v, _)| v).collect(), text)
 }
 
-fn json_tag(tags: &BTreeMap<String, String>) -> (String, bool, bool) {
-    let j = tags.get("json").map(String::as_str).unwrap_or_default();
-    let mut parts = j.split(',');
-    let name = parts.next().unwrap_or_default().to_owned();
-    let rest: Vec<&str> = parts.collect();
-    (name, rest.contains(&"omitempty"), rest.contains(&"inline"))
-}
-
 /// Resolves a `+default=` marker's value (JSON, or `ref(Const)`).
 fn default_value(p: &Pkg, raw: &str) -> Option<Value> {
     if let Some(name) = raw.strip_prefix("ref(").and_then(|r| r.strip_suffix(')')) {
@@ -337,7 +329,7 @@ impl Universe {
     ) -> Result<(), String> {
         let docs = p.docs.get(&s.name);
         for f in &s.fields {
-            let (json_name, omitempty, inline) = json_tag(&f.tags);
+            let (json_name, omitempty, inline) = f.json_tag();
             if json_name == "-" {
                 continue;
             }
@@ -497,7 +489,7 @@ impl Universe {
         let mut out = Map::new();
         let mut members = Map::new();
         for f in &s.fields {
-            let (name, _, _) = json_tag(&f.tags);
+            let (name, _, _) = f.json_tag();
             if name.is_empty() || name == "-" {
                 continue;
             }

@@ -9,15 +9,9 @@ use e2e_support::{Kapi, json};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::Role;
+use kapi_testsupport::golden::golden;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
-
-fn golden(name: &str) -> Value {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/golden")
-        .join(name);
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
 
 fn get(path: &str, accept: &str) -> http::Request<Vec<u8>> {
     http::Request::get(path)
