@@ -10,6 +10,7 @@ pub mod codec;
 pub mod crd;
 pub mod entry;
 pub mod error;
+pub mod field;
 pub mod json_dups;
 pub mod managed_fields;
 pub mod meta;

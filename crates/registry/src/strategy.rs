@@ -174,6 +174,8 @@ pub struct GenericStrategy {
     pub defaults: Vec<(&'static str, Value)>,
     /// Field labels: selector key and the path of object keys it reads.
     pub field_paths: Vec<(&'static str, Vec<&'static str>)>,
+    /// What a field label reads when its path is absent (Go's zero value: `false`, `0`).
+    pub field_defaults: Vec<(&'static str, &'static str)>,
 }
 
 impl Default for GenericStrategy {
@@ -184,6 +186,7 @@ impl Default for GenericStrategy {
             names: NameRule::Dns1123Subdomain,
             defaults: Vec::new(),
             field_paths: Vec::new(),
+            field_defaults: Vec::new(),
         }
     }
 }
@@ -219,9 +222,16 @@ impl Strategy for GenericStrategy {
         self.field_paths
             .iter()
             .map(|(label, path)| {
+                let zero = || {
+                    self.field_defaults
+                        .iter()
+                        .find(|(l, _)| l == label)
+                        .map(|(_, v)| (*v).to_owned())
+                        .unwrap_or_default()
+                };
                 let value = match meta::nested(obj, path) {
                     Some(Value::String(s)) => s.clone(),
-                    Some(Value::Null) | None => String::new(),
+                    Some(Value::Null) | None => zero(),
                     Some(other) => other.to_string(),
                 };
                 (label.to_string(), value)

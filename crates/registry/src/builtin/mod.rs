@@ -2,12 +2,15 @@
 //! by default (`resources.rs`, generated from its discovery), with the per-kind strategies
 //! and tables kapi has. Data only; no handler knows them.
 
+mod config;
+mod fields;
 mod printers;
 mod resource_table;
 mod resources;
 mod tables;
 mod workload;
 
+pub use config::{ConfigMapStrategy, SecretStrategy};
 pub use resource_table::{Resource, SubresourceSpec};
 pub use resources::RESOURCES;
 pub use workload::{SelectorForm, Workload, WorkloadStrategy, label_selector_string, qos_class};
@@ -158,37 +161,6 @@ const TRACKS_GENERATION: &[(&str, &str)] = &[
     ("resource.k8s.io", "resourceslices"),
 ];
 
-fn event_fields() -> GenericStrategy {
-    GenericStrategy {
-        field_paths: vec![
-            ("involvedObject.kind", vec!["involvedObject", "kind"]),
-            (
-                "involvedObject.namespace",
-                vec!["involvedObject", "namespace"],
-            ),
-            ("involvedObject.name", vec!["involvedObject", "name"]),
-            ("involvedObject.uid", vec!["involvedObject", "uid"]),
-            (
-                "involvedObject.apiVersion",
-                vec!["involvedObject", "apiVersion"],
-            ),
-            (
-                "involvedObject.resourceVersion",
-                vec!["involvedObject", "resourceVersion"],
-            ),
-            (
-                "involvedObject.fieldPath",
-                vec!["involvedObject", "fieldPath"],
-            ),
-            ("reason", vec!["reason"]),
-            ("reportingComponent", vec!["reportingComponent"]),
-            ("source", vec!["source", "component"]),
-            ("type", vec!["type"]),
-        ],
-        ..GenericStrategy::default()
-    }
-}
-
 /// The name rule of a built-in kind (ValidateXName in kube's validation).
 fn name_rule(group: &str, plural: &str) -> NameRule {
     match (group, plural) {
@@ -201,10 +173,13 @@ fn name_rule(group: &str, plural: &str) -> NameRule {
 /// The strategy and table of one resource of the table.
 fn behaviour(r: &Resource) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
     let status = r.subresources.iter().any(|s| s.name == "status");
+    let (field_paths, field_defaults) = fields::field_labels(r.group, r.plural);
     let generic = GenericStrategy {
         status,
         generation: TRACKS_GENERATION.contains(&(r.group, r.plural)),
         names: name_rule(r.group, r.plural),
+        field_paths,
+        field_defaults,
         ..GenericStrategy::default()
     };
     if let Some(workload) = Workload::of(r.group, r.plural) {
@@ -217,16 +192,18 @@ fn behaviour(r: &Resource) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
     }
     match (r.group, r.plural) {
         ("", "namespaces") => (Arc::new(NamespaceStrategy), Arc::new(tables::namespaces())),
-        ("", "configmaps") => (Arc::new(generic), Arc::new(tables::configmaps())),
+        ("", "configmaps") => (
+            Arc::new(ConfigMapStrategy(generic)),
+            Arc::new(tables::configmaps()),
+        ),
         ("", "secrets") => (
-            Arc::new(GenericStrategy {
+            Arc::new(SecretStrategy(GenericStrategy {
                 defaults: vec![("type", json!("Opaque"))],
-                field_paths: vec![("type", vec!["type"])],
                 ..generic
-            }),
+            })),
             Arc::new(tables::secrets()),
         ),
-        ("", "events") => (Arc::new(event_fields()), Arc::new(tables::events())),
+        ("", "events") => (Arc::new(generic), Arc::new(tables::events())),
         ("coordination.k8s.io", "leases") => (Arc::new(generic), Arc::new(tables::leases())),
         ("autoscaling", "horizontalpodautoscalers") => (
             Arc::new(GenericStrategy {
