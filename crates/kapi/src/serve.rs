@@ -2,6 +2,7 @@
 
 use kapi_apiextensions::webhook::{StaticServiceResolver, WebhookEnvironment};
 use kapi_controllers::{ControllerOptions, ControllerSet, LeaseTiming};
+use kapi_registry::builtin::{BuiltinOptions, ServiceNetwork};
 use kapi_registry::entry::Registry;
 use kapi_server::health::Health;
 use kapi_server::{BoxError, Server, ServerOptions};
@@ -61,6 +62,13 @@ pub struct ServeArgs {
     /// '-foo' does not. The CRD controller always runs.
     #[arg(long, value_delimiter = ',', default_value = "*")]
     controllers: Vec<String>,
+    /// A CIDR notation IPv4 range from which to assign service cluster IPs (the first
+    /// address goes to the `kubernetes` Service).
+    #[arg(long, default_value = "10.0.0.0/24")]
+    service_cluster_ip_range: String,
+    /// A port range to reserve for services with NodePort visibility, `lo-hi` inclusive.
+    #[arg(long, default_value = "30000-32767")]
+    service_node_port_range: String,
 }
 
 /// Parses Go-style durations: `300ms`, `10s`, `5m`, `1h` (or bare seconds).
@@ -109,20 +117,26 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
     let overrides =
         StaticServiceResolver::from_flags(args.service_resolver.iter().map(String::as_str))?;
     let webhooks = Arc::new(WebhookEnvironment::new().add_service_resolver(Arc::new(overrides)));
+    let service_network = ServiceNetwork::parse(
+        &args.service_cluster_ip_range,
+        &args.service_node_port_range,
+    )?;
     let opts = ServerOptions {
         bind_address: args.bind_address,
         secure_port: args.secure_port,
         data_dir: args.data_dir.clone(),
         advertise_address: args.advertise_address,
         webhooks,
+        service_network: service_network.clone(),
     };
     let shutdown = shutdown_signal()?;
     let registry = Arc::new(Registry::new());
     let scheme = Arc::new(kapi_api::new_scheme()?);
     let codecs = kapi_machinery::serializer::CodecFactory::new(scheme);
-    registry.upsert(kapi_registry::builtin::scheme_entries(
+    registry.upsert(kapi_registry::builtin::scheme_entries_with(
         args.etcd_prefix.trim_end_matches('/'),
         &codecs,
+        &BuiltinOptions { service_network },
     ));
     registry.upsert(kapi_server::storage_versions::entries(
         args.etcd_prefix.trim_end_matches('/'),

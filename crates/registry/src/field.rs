@@ -48,6 +48,15 @@ pub fn duplicate(path: &str, value: &Value) -> StatusCause {
     )
 }
 
+/// `field.Duplicate` of a Go struct, which upstream prints with `%#v` (`go_value` is that).
+pub fn duplicate_go(path: &str, go_value: &str) -> StatusCause {
+    cause(
+        "FieldValueDuplicate",
+        format!("Duplicate value: {go_value}"),
+        path,
+    )
+}
+
 /// `field.NotSupported`: `Unsupported value: <value>: supported values: "a", "b"`.
 pub fn not_supported(path: &str, value: &Value, supported: &[&str]) -> StatusCause {
     let list = supported

@@ -4,6 +4,7 @@
 //! guaranteed-update loop under PUT, PATCH, apply, `/status` and `/scale`); failures are
 //! typed [`Error`] values that the HTTP edge turns into a `Status` once.
 
+pub mod allocator;
 pub mod builtin;
 pub mod cache;
 pub mod codec;

@@ -3,6 +3,7 @@
 //! goes ([`DeleteStrategy`]), and what the kind is beyond them ([`Strategy`]: status
 //! subresource, views, field labels).
 
+use crate::allocator::Allocator;
 use crate::error::StatusCause;
 use crate::meta;
 use serde_json::Value;
@@ -158,6 +159,11 @@ pub trait Strategy: UpdateStrategy + DeleteStrategy {
     /// Field labels for field selectors besides `metadata.name` / `metadata.namespace`.
     fn field_labels(&self, _obj: &Value) -> Vec<(String, String)> {
         Vec::new()
+    }
+
+    /// What the kind takes from shared pools around its writes (a Service's cluster IPs).
+    fn allocator(&self) -> Option<&dyn Allocator> {
+        None
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod authn;
+pub mod bootstrap;
 pub mod discovery;
 pub mod files;
 pub mod handlers;

@@ -29,6 +29,8 @@ pub struct ServerOptions {
     pub advertise_address: Option<IpAddr>,
     /// The environment conversion webhooks are called through (`--service-resolver`).
     pub webhooks: Arc<kapi_apiextensions::WebhookEnvironment>,
+    /// The Service network (`--service-cluster-ip-range`) the `kubernetes` Service is in.
+    pub service_network: kapi_registry::builtin::ServiceNetwork,
 }
 
 impl Default for ServerOptions {
@@ -39,6 +41,7 @@ impl Default for ServerOptions {
             data_dir: PathBuf::from("kapi-data"),
             advertise_address: None,
             webhooks: Default::default(),
+            service_network: Default::default(),
         }
     }
 }
@@ -180,6 +183,18 @@ impl Server {
         crate::namespace_lifecycle::ensure_system_namespaces(&state).await?;
         state.health.mark_started(SYSTEM_NAMESPACES_HOOK);
         tracing::debug!("system namespaces ensured");
+        state.health.register(crate::bootstrap::HOOK);
+        let (bootstrap_state, network) = (state.clone(), opts.service_network.clone());
+        let server_ip = client_host(&opts, local_addr).ip().to_string();
+        tokio::spawn(async move {
+            let state = bootstrap_state;
+            match crate::bootstrap::ensure(&state, &network, &server_ip, local_addr.port()).await {
+                Ok(()) => state.health.mark_started(crate::bootstrap::HOOK),
+                Err(e) => {
+                    tracing::error!(error = %e, "the kubernetes Service could not be created")
+                }
+            }
+        });
         Ok(Self {
             listener,
             tls,

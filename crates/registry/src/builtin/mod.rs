@@ -7,12 +7,14 @@ mod fields;
 mod printers;
 mod resource_table;
 mod resources;
+mod service;
 mod tables;
 mod workload;
 
 pub use config::{ConfigMapStrategy, SecretStrategy};
 pub use resource_table::{Resource, SubresourceSpec};
 pub use resources::RESOURCES;
+pub use service::{NetworkError, ServiceNetwork, ServiceStrategy};
 pub use workload::{SelectorForm, Workload, WorkloadStrategy, label_selector_string, qos_class};
 
 use crate::codec::{JsonCodec, ObjectCodec};
@@ -171,7 +173,7 @@ fn name_rule(group: &str, plural: &str) -> NameRule {
 }
 
 /// The strategy and table of one resource of the table.
-fn behaviour(r: &Resource) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
+fn behaviour(r: &Resource, opts: &BuiltinOptions) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
     let status = r.subresources.iter().any(|s| s.name == "status");
     let (field_paths, field_defaults) = fields::field_labels(r.group, r.plural);
     let generic = GenericStrategy {
@@ -216,7 +218,10 @@ fn behaviour(r: &Resource) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
             (Arc::new(crate::crd::CrdStrategy), Arc::new(tables::crds()))
         }
         ("", "services") => (
-            Arc::new(generic),
+            Arc::new(ServiceStrategy {
+                generic,
+                network: opts.service_network.clone(),
+            }),
             Arc::new(LazyTable::new(printers::services)),
         ),
         _ => (Arc::new(generic), Arc::new(default_table())),
@@ -231,13 +236,20 @@ fn storage_version(r: &Resource) -> &'static str {
     }
 }
 
+/// What the built-in kinds are configured with (kube-apiserver's flags).
+#[derive(Debug, Clone, Default)]
+pub struct BuiltinOptions {
+    /// Where Services take their cluster IPs and node ports.
+    pub service_network: ServiceNetwork,
+}
+
 /// The specs of every built-in resource kapi serves, in upstream's discovery order.
-pub fn specs() -> Vec<EntrySpec> {
+pub fn specs(opts: &BuiltinOptions) -> Vec<EntrySpec> {
     RESOURCES
         .iter()
         .filter(|r| !NOT_SERVED.contains(&(r.group, r.plural)))
         .map(|r| {
-            let (strategy, table) = behaviour(r);
+            let (strategy, table) = behaviour(r, opts);
             EntrySpec {
                 group: r.group,
                 version: r.version,
@@ -266,7 +278,7 @@ pub fn specs() -> Vec<EntrySpec> {
 /// Every built-in entry with a JSON storage codec in its own version; keys live under
 /// `root` (kube-apiserver's `--etcd-prefix`, `/registry`).
 pub fn json_entries(root: &str) -> Vec<ResourceEntry> {
-    specs()
+    specs(&BuiltinOptions::default())
         .into_iter()
         .map(|spec| {
             let api_version = if spec.group.is_empty() {
@@ -283,7 +295,16 @@ pub fn json_entries(root: &str) -> Vec<ResourceEntry> {
 /// storage version, protobuf where the kind has it); autoscaling/v1 serves
 /// HorizontalPodAutoscalers stored as v2.
 pub fn scheme_entries(root: &str, factory: &CodecFactory) -> Vec<ResourceEntry> {
-    specs()
+    scheme_entries_with(root, factory, &BuiltinOptions::default())
+}
+
+/// [`scheme_entries`] with the given options (`--service-cluster-ip-range`, …).
+pub fn scheme_entries_with(
+    root: &str,
+    factory: &CodecFactory,
+    opts: &BuiltinOptions,
+) -> Vec<ResourceEntry> {
+    specs(opts)
         .into_iter()
         .map(|spec| {
             let codec = SchemeCodec::new(

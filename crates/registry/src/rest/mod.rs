@@ -13,6 +13,7 @@ pub mod list;
 pub mod namespace;
 pub mod options;
 
+use crate::allocator::{Objects, ResourceRef, Taken};
 use crate::entry::{RegistryTable, ResourceEntry};
 use crate::error::{Error, Result, StatusCause, store_error};
 use crate::managed_fields;
@@ -402,6 +403,19 @@ impl<'a> RestStore<'a> {
                 message,
             });
         }
+        let Some(allocator) = self.entry.strategy.allocator() else {
+            return self.store_prepared(w, obj).await;
+        };
+        let taken = allocator.allocate(self, &mut obj, None, w.dry_run).await?;
+        let stored = self.store_prepared(w, obj).await;
+        if stored.is_err() {
+            allocator.give_back(self, &taken).await;
+        }
+        stored
+    }
+
+    /// Validates and stores a prepared new object, retrying generated names.
+    async fn store_prepared(&self, w: &WriteContext, mut obj: Value) -> Result<Value> {
         let generate = meta::meta_str(&obj, "generateName").to_owned();
         let generated = meta::name(&obj).is_empty() && !generate.is_empty();
         for _attempt in 0..8 {
@@ -478,12 +492,22 @@ impl<'a> RestStore<'a> {
                 self.record_update(w, &mut new, Some(old));
             }
             self.validate_update(&new, old, sub)?;
-            if let Some(object) = self.store_update(w, name, new, &current, &bytes).await? {
+            let allocator = self.entry.strategy.allocator();
+            let taken = match allocator {
+                Some(a) => a.allocate(self, &mut new, Some(old), w.dry_run).await?,
+                None => Taken::default(),
+            };
+            let written = self.store_update(w, name, new, &current, &bytes).await;
+            if let Ok(Some(object)) = written {
                 return Ok(Updated {
                     object,
                     created: false,
                 });
             }
+            if let Some(a) = allocator {
+                a.give_back(self, &taken).await;
+            }
+            written?;
         }
         Err(Error::conflict_modified(
             self.group(),
@@ -589,6 +613,7 @@ impl<'a> RestStore<'a> {
                 .await
             {
                 Ok(resp) => {
+                    self.released(&current.object, None).await;
                     let mut gone = self.decode(&resp.prev).await?;
                     meta::set_meta(
                         &mut gone,
@@ -607,10 +632,40 @@ impl<'a> RestStore<'a> {
             .update(key.as_bytes(), bytes, current.revision)
             .await
         {
-            Ok(kv) => self.decode(&kv).await.map(Some),
+            Ok(kv) => {
+                self.released(&current.object, Some(&new)).await;
+                self.decode(&kv).await.map(Some)
+            }
             Err(StoreError::Conflict { .. }) => Ok(None),
             Err(e) => Err(self.store_error(e, name)),
         }
+    }
+
+    /// Tells the entry's allocator what `old` held that `new` (None: gone) no longer does.
+    async fn released(&self, old: &Value, new: Option<&Value>) {
+        if let Some(allocator) = self.entry.strategy.allocator() {
+            allocator.release(self, old, new).await;
+        }
+    }
+
+    /// The storage root (`/registry`) above this entry's prefix.
+    pub fn storage_root(&self) -> &str {
+        let prefix = &self.entry.storage_prefix;
+        let own = if self.group().is_empty() {
+            format!("/{}", self.resource())
+        } else {
+            format!("/{}/{}", self.group(), self.resource())
+        };
+        prefix.strip_suffix(own.as_str()).unwrap_or(prefix)
+    }
+
+    /// The REST store of another resource of the same registry snapshot.
+    fn other(&self, r: ResourceRef<'_>) -> Result<RestStore<'a>> {
+        let entry = self
+            .table
+            .get(r.group, r.version, r.plural)
+            .ok_or_else(|| Error::internal(format!("{}.{} is not served", r.plural, r.group)))?;
+        Ok(RestStore::new(self.store, self.table, entry))
     }
 
     /// Whether a graceful deletion still waits for its grace period (kinds with one).
@@ -677,7 +732,10 @@ impl<'a> RestStore<'a> {
                 .delete(key.as_bytes(), Some(current.revision))
                 .await
             {
-                Ok(_) => return Ok(Deleted::Removed(current.object)),
+                Ok(_) => {
+                    self.released(&current.object, None).await;
+                    return Ok(Deleted::Removed(current.object));
+                }
                 Err(StoreError::Conflict { .. }) => continue,
                 Err(e) => return Err(self.store_error(e, name)),
             }
@@ -816,5 +874,63 @@ impl<'a> RestStore<'a> {
             map.insert("status".into(), json!({"phase": "Terminating"}));
         }
         obj
+    }
+}
+
+/// The server's own writes of other objects (a Service's IPAddresses), through their REST
+/// stores.
+#[async_trait::async_trait]
+impl Objects for RestStore<'_> {
+    async fn create_object(
+        &self,
+        resource: ResourceRef<'_>,
+        namespace: Option<&str>,
+        obj: Value,
+    ) -> Result<Value> {
+        let w = WriteContext {
+            namespace: namespace.map(str::to_owned),
+            manager: "kube-apiserver".into(),
+            ..WriteContext::default()
+        };
+        self.other(resource)?.create(&w, obj).await
+    }
+
+    async fn get_object(
+        &self,
+        resource: ResourceRef<'_>,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Option<Value>> {
+        let rest = self.other(resource)?;
+        Ok(rest.get(namespace, name).await?.map(|s| s.object))
+    }
+
+    async fn delete_object(
+        &self,
+        resource: ResourceRef<'_>,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<()> {
+        let w = WriteContext {
+            namespace: namespace.map(str::to_owned),
+            manager: "kube-apiserver".into(),
+            ..WriteContext::default()
+        };
+        match self
+            .other(resource)?
+            .delete(&w, name, &DeleteOptions::default())
+            .await
+        {
+            Ok(_) | Err(Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn store(&self) -> &dyn Store {
+        self.store
+    }
+
+    fn storage_root(&self) -> &str {
+        RestStore::storage_root(self)
     }
 }
