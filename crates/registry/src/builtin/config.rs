@@ -211,11 +211,9 @@ impl CreateStrategy for SecretStrategy {
                     ));
                 }
             }
-            "kubernetes.io/basic-auth" => {
-                if !has("username") && !has("password") {
-                    causes.push(field::required("data[username]", ""));
-                    causes.push(field::required("data[password]", ""));
-                }
+            "kubernetes.io/basic-auth" if !has("username") && !has("password") => {
+                causes.push(field::required("data[username]", ""));
+                causes.push(field::required("data[password]", ""));
             }
             _ => {}
         }

@@ -398,6 +398,10 @@ impl Strategy for ServiceStrategy {
         self.generic.has_status()
     }
 
+    fn tracks_generation(&self) -> bool {
+        self.generic.tracks_generation()
+    }
+
     fn field_labels(&self, obj: &Value) -> Vec<(String, String)> {
         self.generic.field_labels(obj)
     }
