@@ -38,6 +38,9 @@ pub struct Context {
     pub hooks: Arc<dyn PostStartHooks>,
     /// Flips to true when the process shuts down.
     pub shutdown: tokio::sync::watch::Receiver<bool>,
+    /// The CA bundle (PEM) that verifies the API server, published in every namespace as
+    /// `kube-root-ca.crt`; `None` publishes nothing.
+    pub root_ca: Option<String>,
 }
 
 impl Context {

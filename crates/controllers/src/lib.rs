@@ -1,8 +1,9 @@
 //! kapi's controllers, the ones the API's own semantics need, on one small reconcile
 //! runtime ([`runtime`], kube-runtime's shape): the CRD controller ([`crd`]: names,
 //! Established, serving the CRD's versions, deleting its objects before it goes), the
-//! namespace controller ([`namespace`]), the garbage collector ([`gc`]) and the
-//! storage-version-migration controller ([`migration`]). Every controller follows its
+//! namespace controller ([`namespace`]), the garbage collector ([`gc`]), the
+//! storage-version-migration controller ([`migration`]), and the `default` ServiceAccount
+//! and `kube-root-ca.crt` ConfigMap of every namespace ([`namespace_objects`]). Every controller follows its
 //! resources through the watch caches, writes through the REST store (`kapi_registry::rest`,
 //! so strategies, validation and resourceVersions apply), reconciles everything when it
 //! starts, and stops on shutdown. With several kapi processes on one etcd, the namespace,
@@ -16,6 +17,7 @@ pub mod gc;
 pub mod leader;
 pub mod migration;
 pub mod namespace;
+pub mod namespace_objects;
 pub mod runtime;
 
 pub use context::{Context, PostStartHooks};
@@ -45,10 +47,15 @@ impl Default for ControllerOptions {
 
 /// The controllers `--controllers` can turn off, kube-controller-manager's names first and
 /// their older aliases after. The CRD controller is the API server's own and always runs.
-pub const OPTIONAL: [(&str, &[&str]); 3] = [
+pub const OPTIONAL: [(&str, &[&str]); 5] = [
     (namespace::NAME, &["namespace"]),
     (gc::NAME, &["garbagecollector", "garbage-collector"]),
     (migration::NAME, &["storage-version-migrator"]),
+    (namespace_objects::SERVICE_ACCOUNT_NAME, &["serviceaccount"]),
+    (
+        namespace_objects::ROOT_CA_NAME,
+        &["root-ca-cert-publisher", "root-ca-certificate-publisher"],
+    ),
 ];
 
 /// A `--controllers` list as kube-controller-manager reads it: `*` turns on every
@@ -131,7 +138,14 @@ const CRD_FIRST_PASS: Duration = Duration::from_secs(10);
 
 /// The post-start hooks the controllers mark; [`start`] registers those of the controllers
 /// it runs.
-pub const HOOKS: [&str; 4] = [crd::HOOK, namespace::HOOK, gc::HOOK, migration::HOOK];
+pub const HOOKS: [&str; 6] = [
+    crd::HOOK,
+    namespace::HOOK,
+    gc::HOOK,
+    migration::HOOK,
+    namespace_objects::SERVICE_ACCOUNT_HOOK,
+    namespace_objects::ROOT_CA_HOOK,
+];
 
 /// Starts every controller. Returns once the CRD controller has reconciled the stored
 /// CRDs (at most [`CRD_FIRST_PASS`]), so a restarted kapi serves its custom resources from
@@ -142,11 +156,18 @@ pub async fn start(
 ) -> Vec<tokio::task::JoinHandle<()>> {
     ctx.hooks.register(crd::HOOK);
     let mut crds = runtime::spawn(ctx.clone(), Arc::new(crd::CrdController::new()), None);
-    let optional: [Arc<dyn runtime::Reconciler>; 3] = [
+    let mut optional: Vec<Arc<dyn runtime::Reconciler>> = vec![
         Arc::new(namespace::NamespaceController),
         Arc::new(gc::GarbageCollector::new()),
         Arc::new(migration::MigrationController),
+        Arc::new(namespace_objects::NamespaceObjectController::service_accounts()),
     ];
+    // Like kube-controller-manager's, the publisher runs only when there is a CA to publish.
+    if let Some(ca) = &ctx.root_ca {
+        optional.push(Arc::new(
+            namespace_objects::NamespaceObjectController::root_ca(ca.as_str()),
+        ));
+    }
     let mut tasks = Vec::new();
     for controller in optional {
         if !opts.controllers.enabled(controller.name()) {

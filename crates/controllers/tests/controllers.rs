@@ -42,6 +42,7 @@ impl Process {
             webhooks: Default::default(),
             hooks: Arc::new(NoHooks),
             shutdown: rx,
+            root_ca: Some(TEST_CA.into()),
         });
         let p = Self { ctx, shutdown };
         for ns in ["kube-system", "default"] {
@@ -273,6 +274,28 @@ async fn holder(p: &Process) -> Option<Value> {
 
 async fn lease_if_any(p: &Process, name: &str) -> Option<Value> {
     p.get("coordination.k8s.io", "v1", "leases", Some(NAMESPACE), name)
+        .await
+}
+
+/// The CA bundle the test processes publish.
+const TEST_CA: &str = "-----BEGIN CERTIFICATE-----\ntest\n-----END CERTIFICATE-----\n";
+
+/// Creates the namespace `name`.
+async fn namespace(p: &Process, name: &str) {
+    let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+    p.resource("", "v1", "namespaces")
+        .rest()
+        .create(&WriteContext::default(), obj)
+        .await
+        .unwrap_or_else(|e| panic!("namespace {name}: {e}"));
+}
+
+async fn service_account(p: &Process, ns: &str, name: &str) -> Option<Value> {
+    p.get("", "v1", "serviceaccounts", Some(ns), name).await
+}
+
+async fn root_ca(p: &Process, ns: &str) -> Option<Value> {
+    p.get("", "v1", "configmaps", Some(ns), "kube-root-ca.crt")
         .await
 }
 
@@ -578,6 +601,118 @@ mod cases {
         let held = lease(&b, "kapi-namespace-controller").await;
         assert_eq!(held["spec"]["leaseTransitions"], 1, "{held}");
     }
+
+    pub async fn a_new_namespace_gets_a_default_service_account(backend: Backend) {
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        namespace(&p, "team-a").await;
+        eventually("team-a's default service account", || async {
+            service_account(&p, "team-a", "default").await.is_some()
+        })
+        .await;
+        let sa = service_account(&p, "team-a", "default").await.unwrap();
+        assert_eq!(sa["kind"], "ServiceAccount");
+        assert_eq!(sa["metadata"]["namespace"], "team-a");
+    }
+
+    pub async fn a_deleted_default_service_account_is_made_again(backend: Backend) {
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        eventually("default's service account", || async {
+            service_account(&p, "default", "default").await.is_some()
+        })
+        .await;
+        let first = service_account(&p, "default", "default").await.unwrap();
+        p.resource("", "v1", "serviceaccounts")
+            .rest()
+            .delete(&in_default(), "default", &DeleteOptions::default())
+            .await
+            .unwrap();
+        eventually("a new default service account", || async {
+            service_account(&p, "default", "default")
+                .await
+                .is_some_and(|sa| sa["metadata"]["uid"] != first["metadata"]["uid"])
+        })
+        .await;
+    }
+
+    pub async fn a_new_namespace_gets_the_root_ca_config_map(backend: Backend) {
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        namespace(&p, "team-b").await;
+        eventually("team-b's kube-root-ca.crt", || async {
+            root_ca(&p, "team-b").await.is_some()
+        })
+        .await;
+        let cm = root_ca(&p, "team-b").await.unwrap();
+        assert_eq!(cm["data"], json!({"ca.crt": TEST_CA}));
+        let description = cm["metadata"]["annotations"]["kubernetes.io/description"]
+            .as_str()
+            .unwrap();
+        assert!(
+            description.starts_with("Contains a CA bundle"),
+            "{description}"
+        );
+    }
+
+    pub async fn an_edited_root_ca_config_map_is_put_back(backend: Backend) {
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        eventually("default's kube-root-ca.crt", || async {
+            root_ca(&p, "default").await.is_some()
+        })
+        .await;
+        let mut edit = UpdateFn::new(|cur: Option<&Value>| {
+            let mut cm = cur.cloned().unwrap_or_default();
+            cm["data"] = json!({"ca.crt": "forged"});
+            Ok(cm)
+        });
+        p.resource("", "v1", "configmaps")
+            .rest()
+            .update(&in_default(), "kube-root-ca.crt", &mut edit)
+            .await
+            .unwrap();
+        eventually("the CA bundle put back", || async {
+            root_ca(&p, "default")
+                .await
+                .is_some_and(|cm| cm["data"] == json!({"ca.crt": TEST_CA}))
+        })
+        .await;
+    }
+
+    pub async fn a_deleted_namespace_goes_despite_its_default_objects(backend: Backend) {
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        namespace(&p, "short-lived").await;
+        eventually("short-lived's default objects", || async {
+            service_account(&p, "short-lived", "default")
+                .await
+                .is_some()
+                && root_ca(&p, "short-lived").await.is_some()
+        })
+        .await;
+        p.resource("", "v1", "namespaces")
+            .rest()
+            .delete(
+                &WriteContext::default(),
+                "short-lived",
+                &DeleteOptions::default(),
+            )
+            .await
+            .unwrap();
+        // Were the controllers to make them again, the namespace would never empty.
+        eventually("the namespace gone", || async {
+            p.get("", "v1", "namespaces", None, "short-lived")
+                .await
+                .is_none()
+        })
+        .await;
+        assert!(
+            service_account(&p, "short-lived", "default")
+                .await
+                .is_none()
+        );
+    }
 }
 
 async fn embedded() -> Backend {
@@ -601,4 +736,9 @@ backend_suite!(
     an_orphan_delete_keeps_the_dependents_without_the_reference,
     a_collector_that_starts_late_finishes_the_cascade,
     a_custom_resource_owning_configmaps_takes_them_along,
+    a_new_namespace_gets_a_default_service_account,
+    a_deleted_default_service_account_is_made_again,
+    a_new_namespace_gets_the_root_ca_config_map,
+    an_edited_root_ca_config_map_is_put_back,
+    a_deleted_namespace_goes_despite_its_default_objects,
 );

@@ -190,6 +190,7 @@ fn controller_context(server: &Server) -> Arc<kapi_controllers::Context> {
         webhooks: state.webhooks.clone(),
         hooks: Arc::new(HealthHooks(state.health.clone())),
         shutdown: state.shutdown.clone(),
+        root_ca: Some(server.ca_pem().to_owned()),
     })
 }
 

@@ -2,7 +2,8 @@
 //! the default ServiceCIDR `kubernetes` over `--service-cluster-ip-range`, and the
 //! `kubernetes` Service in `default` (the range's first address, port 443 to the secure
 //! port) with its Endpoints naming this server. Created through the REST stores, so the
-//! Service's address is an IPAddress like any other; ones that exist are left alone.
+//! Service's address is an IPAddress like any other; ones that exist are left alone (a
+//! restarted kapi finds them).
 
 use crate::state::ApiState;
 use kapi_registry::Error;
@@ -62,6 +63,12 @@ pub async fn ensure(
         };
         let rest = RestStore::new(state.store.as_ref(), &table, entry);
         let namespace = obj["metadata"]["namespace"].as_str().map(str::to_owned);
+        // Looked up first, as upstream's bootstrap controller does: creating the Service
+        // again would fail on its cluster IP (already allocated) before its name.
+        let name = obj["metadata"]["name"].as_str().unwrap_or_default();
+        if rest.get(namespace.as_deref(), name).await?.is_some() {
+            continue;
+        }
         let w = WriteContext {
             namespace,
             manager: "kube-apiserver".into(),

@@ -91,6 +91,7 @@ pub struct Server {
     state: Arc<ApiState>,
     local_addr: SocketAddr,
     kubeconfig: PathBuf,
+    ca_pem: String,
     shutdown: tokio::sync::watch::Sender<bool>,
 }
 
@@ -202,6 +203,7 @@ impl Server {
             state,
             local_addr,
             kubeconfig,
+            ca_pem: creds.ca_pem.clone(),
             shutdown,
         })
     }
@@ -220,6 +222,11 @@ impl Server {
     /// The kubeconfig written for the admin user.
     pub fn kubeconfig_path(&self) -> &std::path::Path {
         &self.kubeconfig
+    }
+
+    /// The CA (PEM) that signed the serving certificate: what clients verify it with.
+    pub fn ca_pem(&self) -> &str {
+        &self.ca_pem
     }
 
     /// Serves until `shutdown` resolves, then drains open connections.
