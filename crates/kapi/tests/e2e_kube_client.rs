@@ -51,7 +51,7 @@ async fn typed_crud_roundtrips_a_configmap() {
 
 #[tokio::test]
 async fn paginated_list_walks_every_object_once() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_without_root_ca().await;
     let api: Api<ConfigMap> = Api::namespaced(kapi.client().await, "default");
     for i in 0..7 {
         api.create(&PostParams::default(), &configmap(&format!("p{i}"), "x"))

@@ -153,7 +153,7 @@ async fn deleting_a_namespace_deletes_its_content_then_itself() {
 
 #[tokio::test]
 async fn create_in_a_missing_namespace_is_404_and_stores_nothing() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_without_root_ca().await;
     let out = kapi.kubectl(&[
         "create",
         "-n",

@@ -471,7 +471,12 @@ async fn migrations_are_served_at_v1_preferred_and_v1beta1_r7_7() {
 
 #[tokio::test]
 async fn an_expired_continue_token_gets_a_410_with_a_token_to_go_on_at_the_latest_revision_r7_4() {
-    let kapi = Kapi::start_with(&["--etcd-compaction-interval", "1s"]).await;
+    let kapi = Kapi::start_with(&[
+        "--etcd-compaction-interval",
+        "1s",
+        "--controllers=*,-root-ca-certificate-publisher-controller",
+    ])
+    .await;
     let cms = "/api/v1/namespaces/default/configmaps";
     let create = |name: String| {
         let body =

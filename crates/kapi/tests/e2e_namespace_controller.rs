@@ -133,3 +133,50 @@ async fn a_namespace_left_terminating_across_a_restart_finishes() {
     let (status, _) = status_of(&kapi, "/api/v1/namespaces/t/configmaps/a").await;
     assert_eq!(status, 404);
 }
+
+/// Polls kubectl until `args` succeeds (the controllers work in the background).
+fn kubectl_eventually(kapi: &Kapi, args: &[&str]) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = kapi.kubectl(args);
+        if out.status.success() {
+            return String::from_utf8_lossy(&out.stdout).into_owned();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "kubectl {args:?} never succeeded"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[tokio::test]
+async fn a_new_namespace_gets_a_default_service_account_as_on_a_cluster() {
+    let kapi = Kapi::start().await;
+    kapi.kubectl_ok(&["create", "namespace", "team-a"]);
+    let name = kubectl_eventually(
+        &kapi,
+        &["get", "sa", "default", "-n", "team-a", "-o", "name"],
+    );
+    assert_eq!(name.trim(), "serviceaccount/default");
+}
+
+#[tokio::test]
+async fn every_namespace_holds_the_ca_that_verifies_kapi_in_kube_root_ca_crt() {
+    let kapi = Kapi::start().await;
+    kapi.kubectl_ok(&["create", "namespace", "team-b"]);
+    let ca = kubectl_eventually(
+        &kapi,
+        &[
+            "get",
+            "configmap",
+            "kube-root-ca.crt",
+            "-n",
+            "team-b",
+            "-o",
+            "jsonpath={.data.ca\\.crt}",
+        ],
+    );
+    let served = std::fs::read_to_string(kapi.kubeconfig().with_file_name("ca.crt")).unwrap();
+    assert_eq!(ca, served);
+}

@@ -11,7 +11,7 @@ use serde_json::Value;
 const CFG: &str = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","labels":{"app":"web","tier":"front"},"annotations":{"note":"golden"}},"data":{"empty":"","level":"3","mode":"fast"},"binaryData":{"blob":"AAEC"}}"#;
 
 async fn with_cfg() -> Kapi {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_without_root_ca().await;
     kapi.kubectl_ok(&["create", "namespace", "golden"]);
     let req = http::Request::post("/api/v1/namespaces/golden/configmaps")
         .header("content-type", "application/json")

@@ -103,7 +103,7 @@ async fn delete_precondition_on_a_wrong_uid_is_409() {
 
 #[tokio::test]
 async fn deletecollection_deletes_only_selected_objects() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_without_root_ca().await;
     let api = configmaps(&kapi).await;
     for n in ["a1", "a2"] {
         api.create(&PostParams::default(), &cm(n)).await.unwrap();

@@ -1,11 +1,15 @@
 //! The storage codec of built-in kinds: typed through the machinery `Scheme`, converting
 //! between the served version and the storage version through the hub, applying the
-//! Scheme's defaults, reporting unknown and duplicate fields, and speaking protobuf.
+//! Scheme's defaults, reporting unknown and duplicate fields, and speaking protobuf. A kind
+//! may be stored as another group's kind (events.k8s.io/v1 Events are core/v1 Events on
+//! disk, as upstream's cohabiting resources are): the Scheme's direct conversion joins them.
 
 use crate::codec::ObjectCodec;
 use crate::error::Error;
 use kapi_machinery::runtime::{Error as MachineryError, Object};
-use kapi_machinery::schema::{GroupVersion, GroupVersionKind};
+use kapi_machinery::schema::{
+    GroupKind, GroupVersion, GroupVersionKind, GroupVersions, MultiGroupVersioner,
+};
 use kapi_machinery::serializer::framer::Framing;
 use kapi_machinery::serializer::watch::WatchEncoder;
 use kapi_machinery::serializer::{CodecFactory, Decoder, Encoder, SharedVersioner};
@@ -21,6 +25,10 @@ pub struct SchemeCodec {
     storage: GroupVersion,
     kind: String,
     protobuf: bool,
+    /// What stored bytes of either group convert to: the served version.
+    to_served: SharedVersioner,
+    /// What a written object converts to: the storage version.
+    to_storage: SharedVersioner,
 }
 
 impl SchemeCodec {
@@ -42,6 +50,31 @@ impl SchemeCodec {
             Value::from(served.api_version())
         )
         .into_bytes();
+        let (to_served, to_storage): (SharedVersioner, SharedVersioner) =
+            if served.group == storage.group {
+                (
+                    Arc::new(GroupVersions(vec![served.clone()])),
+                    Arc::new(storage.clone()),
+                )
+            } else {
+                // Stored as another group's kind: either group's kind is accepted both ways.
+                let kinds = vec![
+                    GroupKind::new(served.group.clone(), kind),
+                    GroupKind::new(storage.group.clone(), kind),
+                ];
+                (
+                    Arc::new(MultiGroupVersioner {
+                        target: served.clone(),
+                        accepted: kinds.clone(),
+                        coerce: false,
+                    }),
+                    Arc::new(MultiGroupVersioner {
+                        target: storage.clone(),
+                        accepted: kinds,
+                        coerce: false,
+                    }),
+                )
+            };
         Self {
             factory,
             stored_prefix,
@@ -49,6 +82,8 @@ impl SchemeCodec {
             storage,
             kind: kind.to_owned(),
             protobuf,
+            to_served,
+            to_storage,
         }
     }
 
@@ -87,7 +122,10 @@ impl SchemeCodec {
     fn decode_to_served(&self, bytes: &[u8]) -> Result<Value, Error> {
         let decoded = self
             .factory
-            .universal_decoder(std::slice::from_ref(&self.served))
+            .decoder_to_version(
+                self.factory.universal_deserializer(),
+                self.to_served.clone(),
+            )
             .decode(bytes, Some(&self.gvk()), None)
             .map_err(|e| self.cannot_handle(e))?;
         self.to_value(decoded.object.as_ref())
@@ -142,9 +180,8 @@ impl ObjectCodec for SchemeCodec {
             .serializer_for_media_type("application/json")
             .map(|s| s.serializer.clone() as Arc<dyn Encoder>)
             .ok_or_else(|| Error::internal("no JSON serializer"))?;
-        let storage: SharedVersioner = Arc::new(self.storage.clone());
         self.factory
-            .encoder_for_version(json, storage)
+            .encoder_for_version(json, self.to_storage.clone())
             .encode_to_vec(typed.as_ref())
             .map_err(Error::internal)
     }

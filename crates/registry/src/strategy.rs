@@ -412,9 +412,10 @@ fn is_qualified_part(s: &str) -> bool {
         && b[b.len() - 1].is_ascii_alphanumeric()
 }
 
-/// Problems of a label or annotation key (a qualified name: optional DNS-subdomain prefix
-/// and `/`, then a name part of at most 63 characters).
-fn key_problems(key: &str) -> Vec<String> {
+/// Problems of a qualified name (`validation.IsQualifiedName`), as label and annotation
+/// keys are: an optional DNS-subdomain prefix and `/`, then a name part of at most 63
+/// characters.
+pub fn qualified_name_problems(key: &str) -> Vec<String> {
     let (prefix, name) = match key.split_once('/') {
         Some((p, n)) => (Some(p), n),
         None => (None, key),
@@ -422,13 +423,12 @@ fn key_problems(key: &str) -> Vec<String> {
     let mut out = Vec::new();
     if name.is_empty() {
         out.push("name part must be non-empty".to_owned());
-    } else {
-        if name.len() > 63 {
-            out.push("name part must be no more than 63 characters".to_owned());
-        }
-        if !is_qualified_part(name) {
-            out.push(QUALIFIED_NAME_MSG.to_owned());
-        }
+    } else if name.len() > 63 {
+        out.push("name part must be no more than 63 characters".to_owned());
+    }
+    // An empty name part fails the pattern too, as upstream reports it.
+    if !is_qualified_part(name) {
+        out.push(QUALIFIED_NAME_MSG.to_owned());
     }
     if let Some(p) = prefix {
         if p.is_empty() {
@@ -455,7 +455,7 @@ fn invalid(field: &str, value: &str, problem: String) -> StatusCause {
 pub fn validate_labels_and_annotations(obj: &Value) -> Vec<StatusCause> {
     let mut causes = Vec::new();
     for (k, v) in meta::labels(obj) {
-        for p in key_problems(k) {
+        for p in qualified_name_problems(k) {
             causes.push(invalid("metadata.labels", k, p));
         }
         if v.len() > 63 {
@@ -473,7 +473,7 @@ pub fn validate_labels_and_annotations(obj: &Value) -> Vec<StatusCause> {
         .and_then(|m| m.get("annotations"))
         .and_then(Value::as_object);
     for k in annotations.into_iter().flat_map(|a| a.keys()) {
-        for p in key_problems(k) {
+        for p in qualified_name_problems(k) {
             causes.push(invalid("metadata.annotations", k, p));
         }
     }

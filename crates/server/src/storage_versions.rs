@@ -43,6 +43,7 @@ pub fn entries(root: &str) -> Vec<ResourceEntry> {
         strategy: Arc::new(GenericStrategy::default()),
         table: Arc::new(ColumnTable(columns())),
         storage_version: VERSION,
+        storage_group: None,
         group_priority: 900,
         version_priority: 0,
     };

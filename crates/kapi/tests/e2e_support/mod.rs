@@ -28,6 +28,13 @@ impl Kapi {
         Self::start_with(&[]).await
     }
 
+    /// Starts kapi without the root CA publisher, for tests that count every ConfigMap of
+    /// a namespace (each namespace otherwise holds `kube-root-ca.crt`, as on a cluster).
+    #[allow(dead_code)]
+    pub async fn start_without_root_ca() -> Self {
+        Self::start_with(&["--controllers=*,-root-ca-certificate-publisher-controller"]).await
+    }
+
     /// Starts kapi on an existing data dir.
     pub async fn start_in(dir: tempfile::TempDir, extra: &[&str]) -> Self {
         let _ = std::fs::remove_file(dir.path().join("kubeconfig"));

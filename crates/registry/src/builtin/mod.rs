@@ -3,6 +3,7 @@
 //! and tables kapi has. Data only; no handler knows them.
 
 mod config;
+mod event;
 mod fields;
 mod printers;
 mod resource_table;
@@ -12,6 +13,7 @@ mod tables;
 mod workload;
 
 pub use config::{ConfigMapStrategy, SecretStrategy};
+pub use event::EventStrategy;
 pub use resource_table::{Resource, SubresourceSpec};
 pub use resources::RESOURCES;
 pub use service::{NetworkError, ServiceNetwork, ServiceStrategy};
@@ -55,6 +57,9 @@ pub struct EntrySpec {
     pub table: Arc<dyn TableConvertor>,
     /// Storage version (hash and codec).
     pub storage_version: &'static str,
+    /// The group whose kind is stored, when not the resource's own (events.k8s.io/v1
+    /// Events are stored as core/v1 Events, under core's key prefix).
+    pub storage_group: Option<&'static str>,
     /// Order of the group in `/apis`.
     pub group_priority: u32,
     /// Order of the version in the group.
@@ -64,10 +69,11 @@ pub struct EntrySpec {
 /// Builds a registry entry from a spec and a codec.
 pub fn entry(root: &str, spec: EntrySpec, codec: Arc<dyn ObjectCodec>) -> ResourceEntry {
     let verbs: Vec<String> = spec.verbs.iter().map(|v| v.to_string()).collect();
-    let prefix = if spec.group.is_empty() {
+    let storage_group = spec.storage_group.unwrap_or(spec.group);
+    let prefix = if storage_group.is_empty() {
         format!("{root}/{}", spec.plural)
     } else {
-        format!("{root}/{}/{}", spec.group, spec.plural)
+        format!("{root}/{storage_group}/{}", spec.plural)
     };
     ResourceEntry {
         group: spec.group.into(),
@@ -93,7 +99,7 @@ pub fn entry(root: &str, spec: EntrySpec, codec: Arc<dyn ObjectCodec>) -> Resour
             })
             .collect(),
         storage_prefix: prefix,
-        storage_version_hash: storage_version_hash(spec.group, spec.storage_version, spec.kind),
+        storage_version_hash: storage_version_hash(storage_group, spec.storage_version, spec.kind),
         codec,
         strategy: spec.strategy,
         table: spec.table,
@@ -104,9 +110,8 @@ pub fn entry(root: &str, spec: EntrySpec, codec: Arc<dyn ObjectCodec>) -> Resour
 
 /// The resources of upstream's discovery that kapi does not serve yet: reviews and
 /// other kinds that are answered rather than stored (the authentication and
-/// authorization issue brings them), ComponentStatus (no components to probe), and
-/// events.k8s.io/v1 (it shares core Events' storage upstream, through a conversion kapi
-/// lacks).
+/// authorization issue brings them), Binding (there is no scheduler to bind pods for), and
+/// ComponentStatus (no components to probe).
 pub const NOT_SERVED: &[(&str, &str)] = &[
     ("", "bindings"),
     ("", "componentstatuses"),
@@ -116,7 +121,6 @@ pub const NOT_SERVED: &[(&str, &str)] = &[
     ("authorization.k8s.io", "selfsubjectaccessreviews"),
     ("authorization.k8s.io", "selfsubjectrulesreviews"),
     ("authorization.k8s.io", "subjectaccessreviews"),
-    ("events.k8s.io", "events"),
 ];
 
 /// Kinds whose spec changes bump `metadata.generation` (their registry strategies in
@@ -205,7 +209,13 @@ fn behaviour(r: &Resource, opts: &BuiltinOptions) -> (Arc<dyn Strategy>, Arc<dyn
             })),
             Arc::new(tables::secrets()),
         ),
-        ("", "events") => (Arc::new(generic), Arc::new(tables::events())),
+        ("", "events") | ("events.k8s.io", "events") => (
+            Arc::new(EventStrategy {
+                generic,
+                structured: !r.group.is_empty(),
+            }),
+            Arc::new(tables::events()),
+        ),
         ("coordination.k8s.io", "leases") => (Arc::new(generic), Arc::new(tables::leases())),
         ("autoscaling", "horizontalpodautoscalers") => (
             Arc::new(GenericStrategy {
@@ -228,12 +238,20 @@ fn behaviour(r: &Resource, opts: &BuiltinOptions) -> (Arc<dyn Strategy>, Arc<dyn
     }
 }
 
-/// The storage version of a resource: the one version kapi serves (autoscaling stores v2).
+/// The storage version of a resource: the one version kapi serves (autoscaling stores v2;
+/// events.k8s.io/v1 Events are core/v1 Events on disk).
 fn storage_version(r: &Resource) -> &'static str {
     match r.group {
         "autoscaling" => "v2",
+        "events.k8s.io" => "v1",
         _ => r.version,
     }
+}
+
+/// The group whose kind a resource is stored as, when not its own: upstream's cohabiting
+/// resources (`AddCohabitatingResources(api.Resource("events"), events.Resource("events"))`).
+fn storage_group(r: &Resource) -> Option<&'static str> {
+    (r.group == "events.k8s.io" && r.plural == "events").then_some("")
 }
 
 /// What the built-in kinds are configured with (kube-apiserver's flags).
@@ -268,6 +286,7 @@ pub fn specs(opts: &BuiltinOptions) -> Vec<EntrySpec> {
                 strategy,
                 table,
                 storage_version: storage_version(r),
+                storage_group: storage_group(r),
                 group_priority: r.group_priority,
                 version_priority: r.version_priority,
             }
@@ -310,7 +329,10 @@ pub fn scheme_entries_with(
             let codec = SchemeCodec::new(
                 factory.clone(),
                 GroupVersion::new(spec.group, spec.version),
-                GroupVersion::new(spec.group, spec.storage_version),
+                GroupVersion::new(
+                    spec.storage_group.unwrap_or(spec.group),
+                    spec.storage_version,
+                ),
                 spec.kind,
             );
             entry(root, spec, Arc::new(codec))

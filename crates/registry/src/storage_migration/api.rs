@@ -96,6 +96,7 @@ pub fn entries(root: &str) -> Vec<ResourceEntry> {
                     },
                 ])),
                 storage_version: VERSION,
+                storage_group: None,
                 group_priority: 901,
                 version_priority: priority,
             };

@@ -1,6 +1,10 @@
-//! events.k8s.io/v1: the structured Event. The types are generated (`types.rs`, see `docs/api.md`).
+//! events.k8s.io/v1: the structured Event. The types are generated (`types.rs`, see `docs/api.md`);
+//! the conversion to and from core/v1's Event, which stores both, is `conversion.rs`.
 
+mod conversion;
 mod types;
+
+pub use conversion::{from_core, to_core};
 
 pub use types::*;
 
@@ -15,6 +19,9 @@ pub fn add_to_scheme(scheme: &mut Scheme) -> Result<()> {
     let gv = GroupVersion::new("events.k8s.io", "v1");
     types::add_kinds(scheme, &gv)?;
     kapi_machinery::meta::v1::add_to_group_version(scheme, &gv)?;
+    // One resource with core/v1 Events: stored as core/v1, converted directly.
+    scheme.add_conversion_func(|e: Event| Ok(to_core(e)));
+    scheme.add_conversion_func(|e: crate::core::v1::Event| Ok(from_core(e)));
     scheme.set_version_priority(&[gv])?;
     Ok(())
 }
