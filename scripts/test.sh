@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite on a fresh machine: installs what the tests need
-# (etcd-server for the etcd backend, protobuf-compiler for etcd-client's build),
+# (etcd-server for the etcd backend, protobuf-compiler for etcd-client's build, the
+# kubernetes Python client for the Python e2e test),
 # then checks formatting and clippy, then runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,16 @@ if ! command -v kubectl >/dev/null 2>&1; then
 fi
 # Debian's etcd-server starts a system etcd on the default ports; the tests start
 # their own on free ports and never use it.
+
+# The Python e2e test drives the official Kubernetes client (PyPI), pinned, in a virtualenv
+# under target/ so that nothing of the machine's Python changes.
+PYENV=target/py-e2e
+if ! "$PYENV/bin/python" -c "import kubernetes" >/dev/null 2>&1; then
+  echo "installing the kubernetes Python client into $PYENV"
+  python3 -m venv "$PYENV"
+  "$PYENV/bin/pip" install -q "kubernetes==37.0.2"
+fi
+export KAPI_E2E_PYTHON="$PWD/$PYENV/bin/python"
 
 # CI builds once: incremental caches would only double the disk used.
 export CARGO_INCREMENTAL=0
