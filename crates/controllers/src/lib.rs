@@ -3,10 +3,10 @@
 //! Established, serving the CRD's versions, deleting its objects before it goes), the
 //! namespace controller ([`namespace`]), the garbage collector ([`gc`]), the
 //! storage-version-migration controller ([`migration`]), and the `default` ServiceAccount
-//! and `kube-root-ca.crt` ConfigMap of every namespace ([`namespace_objects`]). Every controller follows its
-//! resources through the watch caches, writes through the REST store (`kapi_registry::rest`,
-//! so strategies, validation and resourceVersions apply), reconciles everything when it
-//! starts, and stops on shutdown. With several kapi processes on one etcd, the namespace,
+//! and `kube-root-ca.crt` ConfigMap of every namespace ([`namespace_objects`]). Every
+//! controller follows its resources through the watch caches, writes through the REST
+//! store (`kapi_registry::rest`, so strategies, validation and resourceVersions apply),
+//! reconciles everything when it starts, and stops on shutdown. With several kapi processes on one etcd, the namespace,
 //! garbage-collector and migration controllers run in one process at a time, each elected
 //! through a Lease ([`leader`]); the CRD controller runs in every process, since each serves
 //! the CRDs itself (as every kube-apiserver runs its apiextensions controllers).

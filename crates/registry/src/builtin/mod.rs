@@ -110,8 +110,8 @@ pub fn entry(root: &str, spec: EntrySpec, codec: Arc<dyn ObjectCodec>) -> Resour
 
 /// The resources of upstream's discovery that kapi does not serve yet: reviews and
 /// other kinds that are answered rather than stored (the authentication and
-/// authorization issue brings them), Binding (there is no scheduler to bind pods for), and
-/// ComponentStatus (no components to probe).
+/// authorization issue brings them), Binding (pods' `binding` subresource is not built
+/// yet either), and ComponentStatus (no components to probe).
 pub const NOT_SERVED: &[(&str, &str)] = &[
     ("", "bindings"),
     ("", "componentstatuses"),
