@@ -51,6 +51,13 @@ pub trait ObjectCodec: Send + Sync {
         None
     }
 
+    /// The kind's zero value as JSON (Go's `New()` encoded: non-pointer structs present,
+    /// nil slices `null`), which server-side apply compares a created object with; `None`
+    /// for kinds without a typed form (an empty object).
+    fn zero_object(&self) -> Option<Value> {
+        None
+    }
+
     /// Field-validation problems of a JSON body, as Kubernetes words them
     /// (`unknown field "spec.x"`, `duplicate field "a"`).
     fn field_problems(&self, json: &[u8]) -> Vec<String> {

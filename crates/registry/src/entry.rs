@@ -4,11 +4,12 @@
 //! new immutable table; requests in flight keep the table they started with.
 
 use crate::codec::ObjectCodec;
+use crate::managed_fields::KindFields;
 use crate::strategy::Strategy;
 use crate::table::TableConvertor;
 use arc_swap::ArcSwap;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Whether objects live in a namespace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +77,8 @@ pub struct ResourceEntry {
     pub version_priority: u32,
     /// Order of the group within `/apis` (lower first).
     pub group_priority: u32,
+    /// The kind's schema and zero value for managedFields, filled on first write.
+    pub kind_fields: OnceLock<KindFields>,
 }
 
 impl ResourceEntry {
@@ -86,6 +89,11 @@ impl ResourceEntry {
         } else {
             format!("{}/{}", self.group, self.version)
         }
+    }
+
+    /// The kind's schema and zero value, as managedFields walk them.
+    pub fn kind_fields(&self) -> &KindFields {
+        self.kind_fields.get_or_init(|| KindFields::of(self))
     }
 
     /// True for namespaced resources.

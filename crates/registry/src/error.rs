@@ -184,6 +184,10 @@ pub enum Error {
     /// docs/apiextensions.md).
     #[error("{0}")]
     ConversionFailed(String),
+    /// What upstream returns as a plain Go error: 500 with its words and no reason (an
+    /// applied configuration that cannot be typed).
+    #[error("{0}")]
+    Unclassified(String),
     /// The store or a dependency is unreachable (503 ServiceUnavailable).
     #[error("{0}")]
     Unavailable(String),

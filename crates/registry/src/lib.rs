@@ -12,6 +12,8 @@ pub mod crd;
 pub mod entry;
 pub mod error;
 pub mod field;
+pub mod field_path;
+pub mod field_schema;
 pub mod json_dups;
 pub mod managed_fields;
 pub mod meta;
@@ -24,5 +26,6 @@ pub mod storage_migration;
 pub mod strategic;
 pub mod strategy;
 pub mod table;
+pub mod typed_fields;
 
 pub use error::{Error, Result, StatusCause, StatusDetails};

@@ -1,17 +1,20 @@
 //! `metadata.managedFields`: which manager set which fields (FieldsV1), maintained on every
 //! write, and server-side apply's ownership rules: conflicts with other managers (409,
-//! R8.19), `force`, and removal of fields a manager stops applying.
+//! R8.19), `force`, and removal of fields a manager stops applying. Fields are walked with
+//! the kind's schema ([`crate::field_schema`]), so list items are owned by key
+//! (`k:{"name":"app"}`) or value (`v:"x"`) and merge item by item, as upstream's
+//! structured-merge-diff does.
 
+use crate::entry::ResourceEntry;
 use crate::error::{Error, StatusCause};
+use crate::field_path::{self, FieldSet, Path, display, from_fields_v1, to_fields_v1};
+use crate::field_schema::Node;
 use crate::meta;
-use serde_json::{Map, Value, json};
-use std::collections::BTreeSet;
-
-/// A field path: object keys from the root.
-type Path = Vec<String>;
+use crate::typed_fields::{self, compare, merge, to_field_set};
+use serde_json::{Value, json};
 
 /// Metadata fields the server owns; never tracked.
-const UNTRACKED_META: [&str; 9] = [
+const UNTRACKED_META: [&str; 10] = [
     "name",
     "namespace",
     "uid",
@@ -21,106 +24,73 @@ const UNTRACKED_META: [&str; 9] = [
     "deletionTimestamp",
     "deletionGracePeriodSeconds",
     "managedFields",
+    "selfLink",
 ];
 
-/// Leaf paths of an object (objects recurse; arrays and scalars are leaves).
-pub fn leaves(obj: &Value) -> BTreeSet<Path> {
-    let mut out = BTreeSet::new();
-    if let Some(map) = obj.as_object() {
-        for (k, v) in map {
-            if k == "apiVersion" || k == "kind" {
-                continue;
-            }
-            if k == "metadata" {
-                let Some(m) = v.as_object() else { continue };
-                for (mk, mv) in m
-                    .iter()
-                    .filter(|(mk, _)| !UNTRACKED_META.contains(&mk.as_str()))
-                {
-                    walk(mv, vec!["metadata".into(), mk.clone()], &mut out);
-                }
-                continue;
-            }
-            walk(v, vec![k.clone()], &mut out);
-        }
-    }
-    out
+/// What managedFields need to know of an entry's kind: its schema, its Go zero value (what
+/// a create is compared with) and whether `status` is a subresource.
+pub struct KindFields {
+    custom: Option<Value>,
+    builtin: Option<Node<'static>>,
+    zero: Option<Value>,
+    has_status: bool,
 }
 
-fn walk(v: &Value, path: Path, out: &mut BTreeSet<Path>) {
-    match v.as_object() {
-        Some(m) if !m.is_empty() => {
-            for (k, child) in m {
-                let mut p = path.clone();
-                p.push(k.clone());
-                walk(child, p, out);
-            }
-        }
-        _ => {
-            out.insert(path);
-        }
-    }
-}
-
-fn value_at<'a>(obj: &'a Value, path: &Path) -> Option<&'a Value> {
-    path.iter().try_fold(obj, |v, k| v.get(k))
-}
-
-fn remove_at(obj: &mut Value, path: &Path) {
-    let Some((last, parents)) = path.split_last() else {
-        return;
-    };
-    let parent = parents.iter().try_fold(&mut *obj, |v, k| v.get_mut(k));
-    if let Some(map) = parent.and_then(Value::as_object_mut) {
-        map.remove(last);
-    }
-}
-
-/// FieldsV1 of a set of paths (`f:` keys; `.` marks nested maps, except the top-level
-/// structs metadata, spec and status).
-pub fn to_fields_v1(paths: &BTreeSet<Path>) -> Value {
-    let mut root = Map::new();
-    for path in paths {
-        let mut node = &mut root;
-        for (depth, key) in path.iter().enumerate() {
-            let entry = node
-                .entry(format!("f:{key}"))
-                .or_insert_with(|| Value::Object(Map::new()));
-            let Some(next) = entry.as_object_mut() else {
-                break;
-            };
-            let struct_root = depth == 0 && matches!(key.as_str(), "metadata" | "spec" | "status");
-            if depth + 1 < path.len() && !struct_root {
-                next.insert(".".into(), json!({}));
-            }
-            node = next;
+impl KindFields {
+    /// The schema and zero value of an entry's kind.
+    pub fn of(entry: &ResourceEntry) -> Self {
+        let builtin = Node::builtin(&entry.group, &entry.version, &entry.names.kind);
+        Self {
+            custom: builtin
+                .is_none()
+                .then(|| entry.codec.openapi_schema())
+                .flatten(),
+            builtin,
+            zero: entry.codec.zero_object(),
+            has_status: entry.strategy.has_status(),
         }
     }
-    Value::Object(root)
-}
 
-/// The paths recorded in a FieldsV1 value.
-pub fn from_fields_v1(v: &Value) -> BTreeSet<Path> {
-    fn go(v: &Value, path: Path, out: &mut BTreeSet<Path>) {
-        let children: Vec<(&String, &Value)> = v
-            .as_object()
-            .map(|m| m.iter().filter(|(k, _)| k.starts_with("f:")).collect())
-            .unwrap_or_default();
-        if children.is_empty() {
-            if !path.is_empty() {
-                out.insert(path);
-            }
-            return;
-        }
-        for (k, child) in children {
-            let mut p = path.clone();
-            p.push(k[2..].to_owned());
-            go(child, p, out);
+    /// A kind with no schema (shapes deduced from values) and no status subresource.
+    pub fn untyped() -> Self {
+        Self {
+            custom: None,
+            builtin: None,
+            zero: None,
+            has_status: false,
         }
     }
-    let mut out = BTreeSet::new();
-    go(v, Vec::new(), &mut out);
-    out
+
+    fn node(&self) -> Node<'_> {
+        match (&self.builtin, &self.custom) {
+            (Some(n), _) => *n,
+            (None, Some(schema)) => Node::custom(schema),
+            (None, None) => Node::deduced(),
+        }
+    }
+
+    /// Paths a write through `subresource` does not own: the status of the main resource,
+    /// the spec of `status` (upstream's reset fields).
+    fn ignored(&self, subresource: &str) -> Option<&'static str> {
+        match subresource {
+            "" if self.has_status => Some("status"),
+            "status" => Some("spec"),
+            _ => None,
+        }
+    }
+
+    /// `set` without what no manager owns: type and server-owned metadata, reset fields.
+    fn strip(&self, set: &mut FieldSet, subresource: &str) {
+        for top in ["apiVersion", "kind", "metadata"] {
+            set.remove(&field_path::fields(&[top]));
+        }
+        for key in UNTRACKED_META {
+            field_path::remove_prefix(set, &field_path::fields(&["metadata", key]));
+        }
+        if let Some(top) = self.ignored(subresource) {
+            field_path::remove_prefix(set, &field_path::fields(&[top]));
+        }
+    }
 }
 
 /// One managedFields entry.
@@ -130,7 +100,36 @@ struct Entry {
     operation: String,
     api_version: String,
     subresource: String,
-    fields: BTreeSet<Path>,
+    time: Option<Value>,
+    fields: FieldSet,
+}
+
+impl Entry {
+    fn is_apply_of(&self, w: &Writer) -> bool {
+        self.manager == w.manager && self.operation == "Apply" && self.subresource == w.subresource
+    }
+
+    fn is_update_of(&self, w: &Writer) -> bool {
+        self.manager == w.manager
+            && self.operation == "Update"
+            && self.api_version == w.api_version
+            && self.subresource == w.subresource
+    }
+
+    /// How conflicts name it: `"kubectl" using v1` for updates, `"kubectl"` for appliers.
+    fn printed(&self) -> String {
+        let mut s = Value::from(self.manager.as_str()).to_string();
+        if !self.subresource.is_empty() {
+            s.push_str(&format!(
+                " with subresource {}",
+                Value::from(self.subresource.as_str())
+            ));
+        }
+        if self.operation == "Update" {
+            s.push_str(&format!(" using {}", self.api_version));
+        }
+        s
+    }
 }
 
 fn entries(obj: &Value) -> Vec<Entry> {
@@ -144,6 +143,7 @@ fn entries(obj: &Value) -> Vec<Entry> {
                     operation: meta::top_str(e, "operation").to_owned(),
                     api_version: meta::top_str(e, "apiVersion").to_owned(),
                     subresource: meta::top_str(e, "subresource").to_owned(),
+                    time: e.get("time").cloned(),
                     fields: e.get("fieldsV1").map(from_fields_v1).unwrap_or_default(),
                 })
                 .collect()
@@ -151,51 +151,64 @@ fn entries(obj: &Value) -> Vec<Entry> {
         .unwrap_or_default()
 }
 
-/// The time of an identical entry already on the object: an entry whose manager, operation,
-/// apiVersion, subresource and fields did not change keeps its time, so a no-op write stays
-/// a no-op (as kube-apiserver).
-fn unchanged_time(previous: &[Value], entry: &Value) -> Option<Value> {
-    let same = |p: &Value| {
-        [
-            "manager",
-            "operation",
-            "apiVersion",
-            "subresource",
-            "fieldsV1",
-        ]
-        .iter()
-        .all(|k| p.get(*k) == entry.get(*k))
-    };
-    previous
-        .iter()
-        .find(|p| same(p))
-        .and_then(|p| p.get("time").cloned())
-}
-
-fn store_entries(obj: &mut Value, list: Vec<Entry>) {
-    let now = meta::now_rfc3339();
-    let previous: Vec<Value> = meta::meta(obj)
-        .and_then(|m| m.get("managedFields"))
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let values: Vec<Value> = list
+/// Stores the entries that own anything, sorted as upstream sorts them (operation, time,
+/// manager, apiVersion, subresource). An entry whose fields did not change keeps its time,
+/// so a no-op write stays a no-op (as kube-apiserver); a changed one gets the time now.
+fn store_entries(obj: &mut Value, list: Vec<Entry>, before: &[Entry]) {
+    let now = Value::from(meta::now_rfc3339());
+    let mut list: Vec<Entry> = list
         .into_iter()
         .filter(|e| !e.fields.is_empty())
+        .map(|mut e| {
+            let unchanged = before.iter().any(|b| {
+                b.manager == e.manager
+                    && b.operation == e.operation
+                    && b.api_version == e.api_version
+                    && b.subresource == e.subresource
+                    && b.fields == e.fields
+            });
+            if !unchanged || e.time.is_none() {
+                e.time = Some(now.clone());
+            }
+            e
+        })
+        .collect();
+    list.sort_by(|a, b| {
+        let time = |e: &Entry| {
+            e.time
+                .as_ref()
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
+        (
+            &a.operation,
+            time(a),
+            &a.manager,
+            &a.api_version,
+            &a.subresource,
+        )
+            .cmp(&(
+                &b.operation,
+                time(b),
+                &b.manager,
+                &b.api_version,
+                &b.subresource,
+            ))
+    });
+    let values: Vec<Value> = list
+        .into_iter()
         .map(|e| {
             let mut v = json!({
                 "manager": e.manager,
                 "operation": e.operation,
                 "apiVersion": e.api_version,
-                "time": now,
+                "time": e.time,
                 "fieldsType": "FieldsV1",
                 "fieldsV1": to_fields_v1(&e.fields),
             });
             if !e.subresource.is_empty() {
                 v["subresource"] = json!(e.subresource);
-            }
-            if let Some(t) = unchanged_time(&previous, &v) {
-                v["time"] = t;
             }
             v
         })
@@ -228,9 +241,10 @@ pub fn manager_name(field_manager: Option<&str>, user_agent: Option<&str>) -> St
         .unwrap_or_else(|| "unknown".to_owned())
 }
 
-/// Records an Update operation: the writer owns what it changed; removed fields are
-/// forgotten by everyone. `old` is `None` on create.
-pub fn record_update(new: &mut Value, old: Option<&Value>, w: &Writer) {
+/// Records an Update operation: the writer owns what it added or changed; what it removed
+/// is forgotten by everyone, and others lose what it changed. `old` is `None` on create,
+/// which compares with the kind's zero value as upstream does.
+pub fn record_update(new: &mut Value, old: Option<&Value>, w: &Writer, kind: &KindFields) {
     if meta::meta(new)
         .and_then(|m| m.get("managedFields"))
         .is_none()
@@ -240,25 +254,16 @@ pub fn record_update(new: &mut Value, old: Option<&Value>, w: &Writer) {
     {
         meta::set_meta(new, "managedFields", Some(prev.clone()));
     }
-    let new_leaves = leaves(new);
-    let old_leaves = old.map(leaves).unwrap_or_default();
-    let changed: BTreeSet<Path> = new_leaves
-        .iter()
-        .filter(|p| old.is_none_or(|o| value_at(o, p) != value_at(new, p)))
-        .cloned()
-        .collect();
-    let removed: BTreeSet<Path> = old_leaves.difference(&new_leaves).cloned().collect();
-    let mut list = entries(new);
-    for e in &mut list {
-        e.fields.retain(|p| !removed.contains(p));
-    }
-    let mine = list.iter().position(|e| {
-        e.manager == w.manager
-            && e.operation == "Update"
-            && e.api_version == w.api_version
-            && e.subresource == w.subresource
-    });
+    let empty = json!({});
+    let base = old.or(kind.zero.as_ref()).unwrap_or(&empty);
+    let c = compare(base, new, &kind.node());
+    let mut changed: FieldSet = c.added.union(&c.modified).cloned().collect();
+    kind.strip(&mut changed, w.subresource);
+    let before = entries(new);
+    let mut list = before.clone();
+    let mine = list.iter().position(|e| e.is_update_of(w));
     for (i, e) in list.iter_mut().enumerate() {
+        e.fields.retain(|p| !c.removed.contains(p));
         if Some(i) != mine {
             e.fields.retain(|p| !changed.contains(p));
         }
@@ -270,194 +275,398 @@ pub fn record_update(new: &mut Value, old: Option<&Value>, w: &Writer) {
             operation: "Update".into(),
             api_version: w.api_version.to_owned(),
             subresource: w.subresource.to_owned(),
+            time: None,
             fields: changed,
         }),
     }
-    store_entries(new, list);
+    store_entries(new, list, &before);
 }
 
-fn dotted(p: &Path) -> String {
-    p.iter().map(|k| format!(".{k}")).collect()
+/// The object an apply is about, for its errors.
+pub struct Target<'a> {
+    /// API group of the resource.
+    pub group: &'a str,
+    /// Resource (plural).
+    pub resource: &'a str,
+    /// Kind, for errors that name the type.
+    pub kind: &'a str,
+    /// apiVersion of the request.
+    pub api_version: &'a str,
+    /// Namespace, empty for cluster-scoped objects.
+    pub namespace: &'a str,
+    /// Object name.
+    pub name: &'a str,
 }
 
-fn conflict_error(
-    group: &str,
-    resource: &str,
-    name: &str,
-    conflicts: &[(String, String, Path)],
-) -> Error {
+fn conflict_error(t: &Target, conflicts: &mut [(String, Path)]) -> Error {
+    conflicts.sort();
     let n = conflicts.len();
     let message = if n == 1 {
-        let (m, av, p) = &conflicts[0];
+        let (m, p) = &conflicts[0];
         format!(
-            "Apply failed with 1 conflict: conflict with \"{m}\" using {av}: {}",
-            dotted(p)
+            "Apply failed with 1 conflict: conflict with {m}: {}",
+            display(p)
         )
     } else {
-        let mut text = format!("Apply failed with {n} conflicts:");
-        let mut managers: Vec<(&String, &String)> =
-            conflicts.iter().map(|(m, av, _)| (m, av)).collect();
-        managers.dedup();
-        for (m, av) in managers {
-            text.push_str(&format!(" conflicts with \"{m}\" using {av}:"));
-            for (_, _, p) in conflicts.iter().filter(|(cm, _, _)| cm == m) {
-                text.push_str(&format!("\n- {}", dotted(p)));
+        let mut lines = Vec::new();
+        let mut last: Option<&String> = None;
+        for (m, p) in conflicts.iter() {
+            if last != Some(m) {
+                lines.push(format!("conflicts with {m}:"));
+                last = Some(m);
             }
+            lines.push(format!("- {}", display(p)));
         }
-        text
+        format!("Apply failed with {n} conflicts: {}", lines.join("\n"))
     };
     let causes = conflicts
         .iter()
-        .map(|(m, av, p)| StatusCause {
+        .map(|(m, p)| StatusCause {
             reason: "FieldManagerConflict".into(),
-            message: format!("conflict with \"{m}\" using {av}"),
-            field: dotted(p),
+            message: format!("conflict with {m}"),
+            field: display(p),
         })
         .collect();
     Error::ApplyConflict {
-        group: group.to_owned(),
-        resource: resource.to_owned(),
-        name: name.to_owned(),
+        group: t.group.to_owned(),
+        resource: t.resource.to_owned(),
+        name: t.name.to_owned(),
         message,
         causes,
     }
 }
 
-/// Server-side apply of `applied` onto `current` by the writer: conflicts unless `force`,
-/// ownership of the applied fields, removal of fields this manager no longer applies and
-/// nobody else owns. Returns the new object (managedFields updated).
+/// Server-side apply of `applied` onto `current` by the writer: the configuration merged
+/// into the object by the kind's schema, fields this manager applied before and no longer
+/// does removed unless someone else owns them, conflicts with other managers over fields
+/// whose value would change (409 unless `force`, which takes them over). Returns the new
+/// object with managedFields updated.
 pub fn apply(
     current: &Value,
     applied: &Value,
     w: &Writer,
     force: bool,
-    target: (&str, &str, &str),
+    target: &Target,
+    kind: &KindFields,
 ) -> Result<Value, Error> {
-    let applied_leaves = leaves(applied);
-    let mut list = entries(current);
-    let mut conflicts = Vec::new();
-    for e in list
+    let node = kind.node();
+    let mut set = to_field_set(applied, &node).map_err(|e| {
+        let ns = if target.namespace.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", target.namespace)
+        };
+        Error::Unclassified(format!(
+            "failed to create typed patch object ({ns}{}; {}, Kind={}): {e}",
+            target.name, target.api_version, target.kind
+        ))
+    })?;
+    kind.strip(&mut set, w.subresource);
+    let before = entries(current);
+    let mut list = before.clone();
+    let last: FieldSet = list
         .iter()
-        .filter(|e| !(e.manager == w.manager && e.operation == "Apply"))
-    {
-        for p in applied_leaves.intersection(&e.fields) {
-            if value_at(current, p).is_some() && value_at(current, p) != value_at(applied, p) {
-                conflicts.push((e.manager.clone(), e.api_version.clone(), p.clone()));
+        .filter(|e| e.is_apply_of(w))
+        .flat_map(|e| e.fields.iter().cloned())
+        .collect();
+    let mut obj = merge(current, applied, &node);
+    let mut keep = set.clone();
+    for e in list.iter().filter(|e| !e.is_apply_of(w)) {
+        keep.extend(e.fields.iter().cloned());
+    }
+    for p in last.difference(&set) {
+        if !field_path::has_prefix(&keep, p) {
+            typed_fields::remove(&mut obj, p);
+        }
+    }
+    let c = compare(current, &obj, &node);
+    let mut conflicts = Vec::new();
+    for e in list.iter().filter(|e| !e.is_apply_of(w)) {
+        for p in e.fields.iter() {
+            if c.added.contains(p) || c.modified.contains(p) {
+                conflicts.push((e.printed(), p.clone()));
             }
         }
     }
     if !conflicts.is_empty() && !force {
-        return Err(conflict_error(target.0, target.1, target.2, &conflicts));
+        return Err(conflict_error(target, &mut conflicts));
     }
-    let previous: BTreeSet<Path> = list
-        .iter()
-        .filter(|e| e.manager == w.manager && e.operation == "Apply")
-        .flat_map(|e| e.fields.iter().cloned())
-        .collect();
-    let mut obj = current.clone();
-    apply_merge(&mut obj, applied);
-    for p in previous.difference(&applied_leaves) {
-        let owned_elsewhere = list
-            .iter()
-            .any(|e| !(e.manager == w.manager && e.operation == "Apply") && e.fields.contains(p));
-        if !owned_elsewhere {
-            remove_at(&mut obj, p);
-        }
-    }
-    let changed: BTreeSet<Path> = conflicts.into_iter().map(|(_, _, p)| p).collect();
-    list.retain(|e| !(e.manager == w.manager && e.operation == "Apply"));
+    let taken: FieldSet = conflicts.into_iter().map(|(_, p)| p).collect();
+    list.retain(|e| !e.is_apply_of(w));
     for e in &mut list {
-        e.fields.retain(|p| !changed.contains(p));
+        e.fields
+            .retain(|p| !taken.contains(p) && !c.removed.contains(p));
     }
     list.push(Entry {
         manager: w.manager.to_owned(),
         operation: "Apply".into(),
         api_version: w.api_version.to_owned(),
         subresource: w.subresource.to_owned(),
-        fields: applied_leaves,
+        time: before
+            .iter()
+            .find(|e| e.is_apply_of(w))
+            .and_then(|e| e.time.clone()),
+        fields: set,
     });
-    store_entries(&mut obj, list);
+    store_entries(&mut obj, list, &before);
     Ok(obj)
 }
 
-/// Merges without deleting: apply's "set what is given" for fields not owned elsewhere.
+/// Merges without deleting and without a schema: apply's merge for callers that only need
+/// the configuration's values on the object (dry views of a patch).
 pub fn apply_merge(target: &mut Value, applied: &Value) {
-    match (target.as_object_mut(), applied.as_object()) {
-        (Some(t), Some(a)) => {
-            for (k, v) in a {
-                match t.get_mut(k) {
-                    Some(existing) if existing.is_object() && v.is_object() => {
-                        apply_merge(existing, v)
-                    }
-                    _ => {
-                        t.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        _ => *target = applied.clone(),
-    }
+    *target = merge(target, applied, &Node::deduced());
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn fields_v1_of_a_configmap_matches_kube_apiserver() {
-        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
-            "metadata": {"name": "cfg", "labels": {"app": "web"}},
-            "data": {"a": "1"}});
-        let v = to_fields_v1(&leaves(&cm));
-        assert_eq!(
-            v,
-            json!({"f:data": {".": {}, "f:a": {}}, "f:metadata": {"f:labels": {".": {}, "f:app": {}}}})
-        );
-        assert_eq!(from_fields_v1(&v), leaves(&cm));
+    fn writer(manager: &str) -> Writer<'_> {
+        Writer {
+            manager,
+            api_version: "v1",
+            subresource: "",
+        }
+    }
+
+    fn target<'a>(kind: &'a str, name: &'a str) -> Target<'a> {
+        Target {
+            group: "",
+            resource: "configmaps",
+            kind,
+            api_version: "v1",
+            namespace: "default",
+            name,
+        }
+    }
+
+    fn builtin(group: &str, version: &str, kind: &str) -> KindFields {
+        KindFields {
+            custom: None,
+            builtin: Node::builtin(group, version, kind),
+            zero: None,
+            has_status: true,
+        }
     }
 
     #[test]
-    fn apply_conflicts_with_another_managers_field() {
+    fn fields_v1_of_a_created_configmap_matches_kube_apiserver() {
+        let mut cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "cfg", "labels": {"app": "web"}},
+            "data": {"a": "1"}});
+        let zero = json!({"metadata": {"creationTimestamp": null}});
+        let kind = KindFields {
+            zero: Some(zero),
+            ..builtin("", "v1", "ConfigMap")
+        };
+        record_update(&mut cm, None, &writer("kubectl-create"), &kind);
+        assert_eq!(
+            cm["metadata"]["managedFields"][0]["fieldsV1"],
+            json!({"f:data": {".": {}, "f:a": {}}, "f:metadata": {"f:labels": {".": {}, "f:app": {}}}})
+        );
+    }
+
+    #[test]
+    fn apply_conflicts_with_another_managers_field_r8_19() {
         let mut cm = json!({"metadata": {"name": "c"}, "data": {"a": "1"}});
-        let w = Writer {
-            manager: "kubectl-create",
-            api_version: "v1",
-            subresource: "",
-        };
-        record_update(&mut cm, None, &w);
+        let kind = builtin("", "v1", "ConfigMap");
+        record_update(&mut cm, None, &writer("kubectl-create"), &kind);
         let applied = json!({"metadata": {"name": "c"}, "data": {"a": "2"}});
-        let w2 = Writer {
-            manager: "ssa",
-            api_version: "v1",
-            subresource: "",
-        };
-        let err = apply(&cm, &applied, &w2, false, ("", "configmaps", "c")).unwrap_err();
+        let t = target("ConfigMap", "c");
+        let err = apply(&cm, &applied, &writer("ssa"), false, &t, &kind).unwrap_err();
         assert_eq!(
             err.to_string(),
             "Apply failed with 1 conflict: conflict with \"kubectl-create\" using v1: .data.a"
         );
-        let forced = apply(&cm, &applied, &w2, true, ("", "configmaps", "c")).unwrap();
+        let forced = apply(&cm, &applied, &writer("ssa"), true, &t, &kind).unwrap();
         assert_eq!(forced["data"]["a"], "2");
     }
 
     #[test]
+    fn applying_the_same_value_as_another_manager_shares_the_field() {
+        let mut cm = json!({"metadata": {"name": "c"}, "data": {"a": "1"}});
+        let kind = builtin("", "v1", "ConfigMap");
+        record_update(&mut cm, None, &writer("kubectl-create"), &kind);
+        let applied = json!({"data": {"a": "1"}});
+        let obj = apply(
+            &cm,
+            &applied,
+            &writer("ssa"),
+            false,
+            &target("ConfigMap", "c"),
+            &kind,
+        )
+        .unwrap();
+        let owners: Vec<&str> = obj["metadata"]["managedFields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["fieldsV1"]["f:data"].get("f:a").is_some())
+            .map(|e| e["manager"].as_str().unwrap())
+            .collect();
+        assert_eq!(owners, vec!["ssa", "kubectl-create"]);
+    }
+
+    #[test]
     fn apply_removes_fields_the_manager_stopped_applying() {
-        let w = Writer {
-            manager: "ssa",
-            api_version: "v1",
-            subresource: "",
-        };
+        let kind = builtin("", "v1", "ConfigMap");
+        let w = writer("ssa");
+        let t = target("ConfigMap", "c");
         let first = json!({"metadata": {"name": "c"}, "data": {"a": "1", "b": "2"}});
         let obj = apply(
             &json!({"metadata": {"name": "c"}}),
             &first,
             &w,
             false,
-            ("", "configmaps", "c"),
+            &t,
+            &kind,
         )
         .unwrap();
         let second = json!({"metadata": {"name": "c"}, "data": {"a": "1"}});
-        let obj = apply(&obj, &second, &w, false, ("", "configmaps", "c")).unwrap();
+        let obj = apply(&obj, &second, &w, false, &t, &kind).unwrap();
         assert_eq!(obj["data"], json!({"a": "1"}));
+    }
+
+    fn deployment(containers: Value) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"template": {"spec": {"containers": containers}}}})
+    }
+
+    fn apply_deployment(
+        current: &Value,
+        containers: Value,
+        manager: &str,
+        force: bool,
+    ) -> Result<Value, Error> {
+        let kind = builtin("apps", "v1", "Deployment");
+        let w = Writer {
+            manager,
+            api_version: "apps/v1",
+            subresource: "",
+        };
+        let t = Target {
+            group: "apps",
+            resource: "deployments",
+            kind: "Deployment",
+            api_version: "apps/v1",
+            namespace: "default",
+            name: "d",
+        };
+        apply(current, &deployment(containers), &w, force, &t, &kind)
+    }
+
+    #[test]
+    fn two_appliers_each_own_their_container_r8_19() {
+        let obj = apply_deployment(
+            &json!({}),
+            json!([{"name": "a", "image": "one"}]),
+            "first",
+            false,
+        )
+        .unwrap();
+        let obj = apply_deployment(
+            &obj,
+            json!([{"name": "b", "image": "two"}]),
+            "second",
+            false,
+        )
+        .unwrap();
+        let names: Vec<&str> = obj["spec"]["template"]["spec"]["containers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, vec!["a", "b"]);
+        let second = &obj["metadata"]["managedFields"][1];
+        assert_eq!(second["manager"], "second");
+        assert_eq!(
+            second["fieldsV1"]["f:spec"]["f:template"]["f:spec"]["f:containers"],
+            json!({"k:{\"name\":\"b\"}": {".": {}, "f:image": {}, "f:name": {}}})
+        );
+    }
+
+    #[test]
+    fn changing_another_appliers_container_conflicts_on_that_field_only() {
+        let obj = apply_deployment(
+            &json!({}),
+            json!([{"name": "a", "image": "one"}]),
+            "first",
+            false,
+        )
+        .unwrap();
+        let err = apply_deployment(
+            &obj,
+            json!([{"name": "a", "image": "two"}]),
+            "second",
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Apply failed with 1 conflict: conflict with \"first\": .spec.template.spec.containers[name=\"a\"].image"
+        );
+    }
+
+    #[test]
+    fn an_applier_that_drops_its_container_removes_it() {
+        let obj = apply_deployment(
+            &json!({}),
+            json!([{"name": "a", "image": "one"}, {"name": "b", "image": "two"}]),
+            "first",
+            false,
+        )
+        .unwrap();
+        let obj =
+            apply_deployment(&obj, json!([{"name": "b", "image": "two"}]), "first", false).unwrap();
+        assert_eq!(
+            obj["spec"]["template"]["spec"]["containers"],
+            json!([{"name": "b", "image": "two"}])
+        );
+    }
+
+    #[test]
+    fn a_dropped_container_stays_while_another_manager_owns_a_field_of_it() {
+        let obj = apply_deployment(
+            &json!({}),
+            json!([{"name": "a", "image": "one"}]),
+            "first",
+            false,
+        )
+        .unwrap();
+        let obj = apply_deployment(
+            &obj,
+            json!([{"name": "a", "imagePullPolicy": "Always"}]),
+            "second",
+            false,
+        )
+        .unwrap();
+        let obj = apply_deployment(&obj, json!([]), "first", false).unwrap();
+        assert_eq!(
+            obj["spec"]["template"]["spec"]["containers"],
+            json!([{"name": "a", "imagePullPolicy": "Always"}])
+        );
+    }
+
+    #[test]
+    fn multiple_conflicts_are_listed_per_manager() {
+        let mut cm = json!({"metadata": {"name": "c"}, "data": {"a": "1", "b": "1"}});
+        let kind = builtin("", "v1", "ConfigMap");
+        record_update(&mut cm, None, &writer("kubectl-create"), &kind);
+        let applied = json!({"data": {"a": "2", "b": "2"}});
+        let err = apply(
+            &cm,
+            &applied,
+            &writer("ssa"),
+            false,
+            &target("ConfigMap", "c"),
+            &kind,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Apply failed with 2 conflicts: conflicts with \"kubectl-create\" using v1:\n- .data.a\n- .data.b"
+        );
     }
 }

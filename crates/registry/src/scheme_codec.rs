@@ -204,6 +204,11 @@ impl ObjectCodec for SchemeCodec {
         }
     }
 
+    fn zero_object(&self) -> Option<Value> {
+        let obj = self.factory.scheme().new_object(&self.gvk()).ok()?;
+        obj.to_json_value().ok()
+    }
+
     fn supports_protobuf(&self) -> bool {
         self.protobuf
     }

@@ -277,7 +277,7 @@ impl From<kapi_registry::Error> for ApiError {
                 ..Self::new(410, "Expired", message)
             },
             E::Timeout(_) => Self::new(504, "Timeout", message),
-            E::ConversionFailed(_) => Self::new(500, "", message),
+            E::ConversionFailed(_) | E::Unclassified(_) => Self::new(500, "", message),
             E::Unavailable(_) => Self::new(503, "ServiceUnavailable", message),
             E::Internal(err) => Self::internal(err),
         }

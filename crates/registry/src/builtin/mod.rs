@@ -105,6 +105,7 @@ pub fn entry(root: &str, spec: EntrySpec, codec: Arc<dyn ObjectCodec>) -> Resour
         table: spec.table,
         version_priority: spec.version_priority,
         group_priority: spec.group_priority,
+        kind_fields: Default::default(),
     }
 }
 

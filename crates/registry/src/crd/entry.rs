@@ -151,6 +151,7 @@ pub fn entries_for_crd(
                 table: Arc::new(CrTable::new(&v.additional_printer_columns)),
                 version_priority: version_priority(&v.name),
                 group_priority: CRD_GROUP_PRIORITY,
+                kind_fields: Default::default(),
             }
         })
         .collect())

@@ -382,7 +382,7 @@ impl<'a> RestStore<'a> {
             api_version: &api_version,
             subresource: w.subresource.as_deref().unwrap_or(""),
         };
-        managed_fields::record_update(new, old, &writer);
+        managed_fields::record_update(new, old, &writer, self.entry.kind_fields());
     }
 
     /// POST: prepares, validates and stores a new object (generateName retried on a name

@@ -49,8 +49,22 @@ impl Patcher<'_> {
             subresource: self.ctx.info.subresource.as_deref().unwrap_or(""),
         };
         let e = &self.ctx.entry;
-        let target = (e.group.as_str(), e.names.plural.as_str(), self.ctx.name());
-        managed_fields::apply(current, &self.patch, &w, self.force, target)
+        let target = managed_fields::Target {
+            group: &e.group,
+            resource: &e.names.plural,
+            kind: &e.names.kind,
+            api_version: &api_version,
+            namespace: self.ctx.namespace().unwrap_or(""),
+            name: self.ctx.name(),
+        };
+        managed_fields::apply(
+            current,
+            &self.patch,
+            &w,
+            self.force,
+            &target,
+            e.kind_fields(),
+        )
     }
 
     /// The patched object (in canonical form) and the field-validation warnings.
