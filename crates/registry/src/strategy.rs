@@ -63,6 +63,13 @@ pub trait UpdateStrategy: CreateStrategy {
         self.validate(new)
     }
 
+    /// Whether updates through `sub` (besides `status`) are this strategy's to prepare
+    /// ([`UpdateStrategy::prepare_subresource_update`]): a Namespace's `finalize`, a Pod's
+    /// `ephemeralcontainers`, a CSR's `approval`.
+    fn writes_subresource(&self, _sub: &str) -> bool {
+        false
+    }
+
     /// Prepares an update through a subresource other than `status` (e.g. a Namespace's
     /// `finalize`): `new` becomes what may be stored. Returns false when not handled.
     fn prepare_subresource_update(&self, _sub: &str, _new: &mut Value, _old: &Value) -> bool {
@@ -276,6 +283,10 @@ impl CreateStrategy for NamespaceStrategy {
 }
 
 impl UpdateStrategy for NamespaceStrategy {
+    fn writes_subresource(&self, sub: &str) -> bool {
+        sub == "finalize"
+    }
+
     /// `finalize` only sets `spec.finalizers`.
     fn prepare_subresource_update(&self, sub: &str, new: &mut Value, old: &Value) -> bool {
         if sub != "finalize" {

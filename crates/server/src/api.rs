@@ -173,7 +173,8 @@ fn prepend_warnings(resp: &mut Response, warnings: &[String]) {
 fn verb_allowed(entry: &kapi_registry::entry::ResourceEntry, info: &ResourceRequest) -> bool {
     let named = info.name.is_some();
     let shape_ok = match info.verb {
-        Verb::Create => !named,
+        // A subresource takes a POST on a named object (pods/{name}/binding).
+        Verb::Create => !named || info.subresource.is_some(),
         Verb::Update | Verb::Patch => named,
         _ => true,
     };
@@ -192,15 +193,22 @@ async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
     if crate::storage_versions::is_served_here(&ctx.entry) {
         return crate::storage_versions::serve(&ctx).await;
     }
+    if handlers::binding::applies(&ctx) {
+        return match ctx.info.verb {
+            Verb::Create => handlers::binding::create(&ctx, body).await,
+            _ => ApiError::method_not_allowed().into_response(),
+        };
+    }
     if handlers::view::applies(&ctx) {
         return handlers::view::dispatch(&ctx, body).await;
     }
     if let Some(sub) = ctx.info.subresource.as_deref()
-        && !matches!(sub, "status" | "finalize")
+        && sub != "status"
+        && !ctx.entry.strategy.writes_subresource(sub)
     {
         // Discovery lists every subresource upstream has; those that need a kubelet
-        // (log, exec, attach, portforward, proxy) or an admission path kapi lacks yet
-        // (binding, eviction, token, approval, ephemeralcontainers, resize) say so.
+        // (log, exec, attach, portforward, proxy) or a path kapi lacks yet (eviction,
+        // token) say so.
         return ApiError::not_served(format!(
             "kapi does not serve {}/{sub} (it runs no kubelet, and this subresource is not implemented yet)",
             ctx.entry.names.plural

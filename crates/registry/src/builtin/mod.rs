@@ -3,8 +3,10 @@
 //! and tables kapi has. Data only; no handler knows them.
 
 mod config;
+mod csr;
 mod event;
 mod fields;
+mod pod_subresources;
 mod printers;
 mod resource_table;
 mod resources;
@@ -111,10 +113,9 @@ pub fn entry(root: &str, spec: EntrySpec, codec: Arc<dyn ObjectCodec>) -> Resour
 
 /// The resources of upstream's discovery that kapi does not serve yet: reviews and
 /// other kinds that are answered rather than stored (the authentication and
-/// authorization issue brings them), Binding (pods' `binding` subresource is not built
-/// yet either), and ComponentStatus (no components to probe).
+/// authorization issue brings them), and ComponentStatus (no components to probe).
+/// (`bindings` is served: its POSTs bind Pods and store nothing of their own.)
 pub const NOT_SERVED: &[(&str, &str)] = &[
-    ("", "bindings"),
     ("", "componentstatuses"),
     ("authentication.k8s.io", "selfsubjectreviews"),
     ("authentication.k8s.io", "tokenreviews"),
@@ -218,6 +219,10 @@ fn behaviour(r: &Resource, opts: &BuiltinOptions) -> (Arc<dyn Strategy>, Arc<dyn
             Arc::new(tables::events()),
         ),
         ("coordination.k8s.io", "leases") => (Arc::new(generic), Arc::new(tables::leases())),
+        ("certificates.k8s.io", "certificatesigningrequests") => (
+            Arc::new(csr::CsrStrategy(generic)),
+            Arc::new(default_table()),
+        ),
         ("autoscaling", "horizontalpodautoscalers") => (
             Arc::new(GenericStrategy {
                 status: true,

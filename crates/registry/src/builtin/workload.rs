@@ -4,6 +4,7 @@
 //! kube's `ScaleREST`s build it), and fields that an update may not change (a
 //! Deployment's selector, a Job's selector and template).
 
+use super::pod_subresources::{self, POD_SUBRESOURCES};
 use crate::crd::scale::ScaleSpec;
 use crate::error::StatusCause;
 use crate::meta;
@@ -328,10 +329,39 @@ impl CreateStrategy for WorkloadStrategy {
 }
 
 impl UpdateStrategy for WorkloadStrategy {
+    fn writes_subresource(&self, sub: &str) -> bool {
+        self.workload == Workload::Pod && POD_SUBRESOURCES.contains(&sub)
+    }
+
+    fn prepare_subresource_update(&self, sub: &str, new: &mut Value, old: &Value) -> bool {
+        if !self.writes_subresource(sub) {
+            return false;
+        }
+        match sub {
+            "ephemeralcontainers" => pod_subresources::prepare_ephemeral_containers(new, old),
+            "resize" => pod_subresources::prepare_resize(new, old),
+            // The binding handler builds the bound Pod from the stored one.
+            _ => {}
+        }
+        if self.generic.tracks_generation() {
+            pod_subresources::bump_generation_on_spec_change(new, old);
+        }
+        true
+    }
+
     fn validate_update(&self, new: &Value, old: &Value, sub: Option<&str>) -> Vec<StatusCause> {
         let mut causes = self.validate(new);
-        if sub.is_some() {
-            return causes;
+        match sub {
+            Some("ephemeralcontainers") if self.workload == Workload::Pod => {
+                causes.extend(pod_subresources::validate_ephemeral_containers(new, old));
+                return causes;
+            }
+            Some("resize") if self.workload == Workload::Pod => {
+                causes.extend(pod_subresources::validate_resize(new, old));
+                return causes;
+            }
+            Some(_) => return causes,
+            None => {}
         }
         for path in self.workload.immutable() {
             let (a, b) = (meta::nested(new, path), meta::nested(old, path));

@@ -1,6 +1,7 @@
 //! Generic REST handlers, written once over the registry entry: get, list, watch, create,
 //! update, patch, delete, deletecollection (and the `status` subresource).
 
+pub mod binding;
 pub mod body;
 pub mod delete;
 pub mod list;
