@@ -66,6 +66,19 @@ const EPHEMERAL_FIELDS: [&str; 17] = [
     "targetContainerName",
 ];
 
+/// Whether a value is Go's zero value (what "not set" means for a defaulted field such as
+/// `resources: {}`).
+fn is_zero(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(m) => m.values().all(is_zero),
+    }
+}
+
 /// `ValidatePodEphemeralContainersUpdate`: existing ephemeral containers are neither
 /// removed nor changed; new ones are named uniquely, have an image, target a container of
 /// the Pod and set only what an ephemeral container may.
@@ -125,7 +138,7 @@ pub fn validate_ephemeral_containers(new: &Value, old: &Value) -> Vec<StatusCaus
             });
         }
         for (k, v) in c.as_object().into_iter().flatten() {
-            if !EPHEMERAL_FIELDS.contains(&k.as_str()) && !v.is_null() {
+            if !EPHEMERAL_FIELDS.contains(&k.as_str()) && !is_zero(v) {
                 causes.push(field::forbidden(
                     &format!("{path}.{k}"),
                     "cannot be set for an Ephemeral Container",

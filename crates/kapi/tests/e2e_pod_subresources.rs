@@ -1,0 +1,346 @@
+//! The subresources that write part of a Pod or a CSR (issue 13), driven as their users
+//! drive them: a scheduler's Binding (both URL forms), `kubectl debug`'s ephemeral
+//! containers, an in-place resize, `kubectl certificate approve`/`deny`; each refusal
+//! answers upstream's Status and leaves the object as it was.
+
+mod e2e_support;
+
+use e2e_support::{Kapi, json};
+use serde_json::{Value, json};
+
+const PODS: &str = "/api/v1/namespaces/default/pods";
+
+fn request(method: &str, path: &str, content_type: &str, body: &Value) -> http::Request<Vec<u8>> {
+    http::Request::builder()
+        .method(method)
+        .uri(path)
+        .header("content-type", content_type)
+        .header("accept", "application/json")
+        .body(if body.is_null() {
+            Vec::new()
+        } else {
+            body.to_string().into_bytes()
+        })
+        .unwrap()
+}
+
+async fn send(kapi: &Kapi, method: &str, path: &str, ct: &str, body: &Value) -> (u16, Value) {
+    let (status, _, bytes) = kapi.raw(request(method, path, ct, body)).await;
+    (status, json(&bytes))
+}
+
+async fn get(kapi: &Kapi, path: &str) -> Value {
+    let (s, v) = send(kapi, "GET", path, "application/json", &Value::Null).await;
+    assert_eq!(s, 200, "{v}");
+    v
+}
+
+async fn pod(kapi: &Kapi, name: &str) -> Value {
+    let body = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+        "spec": {"containers": [{"name": "app", "image": "nginx",
+            "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}});
+    let (s, v) = send(kapi, "POST", PODS, "application/json", &body).await;
+    assert_eq!(s, 201, "{v}");
+    v
+}
+
+fn binding(pod: &str, node: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Binding",
+        "metadata": {"name": pod, "annotations": {"scheduler": "test"}},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": node}})
+}
+
+#[tokio::test]
+async fn a_binding_assigns_the_pod_to_its_node_and_marks_it_scheduled() {
+    let kapi = Kapi::start().await;
+    pod(&kapi, "p").await;
+    let (s, status) = send(
+        &kapi,
+        "POST",
+        &format!("{PODS}/p/binding"),
+        "application/json",
+        &binding("p", "node-1"),
+    )
+    .await;
+    assert_eq!(s, 201, "{status}");
+    assert_eq!(status["kind"], "Status");
+    assert_eq!(status["status"], "Success");
+    let p = get(&kapi, &format!("{PODS}/p")).await;
+    assert_eq!(p["spec"]["nodeName"], "node-1");
+    assert_eq!(p["metadata"]["annotations"]["scheduler"], "test");
+    let scheduled = p["status"]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "PodScheduled")
+        .expect("a PodScheduled condition");
+    assert_eq!(scheduled["status"], "True");
+    // kubectl's field selector finds it on its node.
+    let out = kapi.kubectl_ok(&[
+        "get",
+        "pods",
+        "--field-selector=spec.nodeName=node-1",
+        "-o",
+        "name",
+    ]);
+    assert_eq!(out.trim(), "pod/p");
+}
+
+#[tokio::test]
+async fn the_bindings_collection_binds_the_pod_its_binding_names() {
+    let kapi = Kapi::start().await;
+    pod(&kapi, "q").await;
+    let (s, status) = send(
+        &kapi,
+        "POST",
+        "/api/v1/namespaces/default/bindings",
+        "application/json",
+        &binding("q", "node-2"),
+    )
+    .await;
+    assert_eq!(s, 201, "{status}");
+    assert_eq!(
+        get(&kapi, &format!("{PODS}/q")).await["spec"]["nodeName"],
+        "node-2"
+    );
+}
+
+#[tokio::test]
+async fn binding_a_bound_pod_again_is_a_conflict_and_changes_nothing() {
+    let kapi = Kapi::start().await;
+    pod(&kapi, "p").await;
+    let path = format!("{PODS}/p/binding");
+    send(
+        &kapi,
+        "POST",
+        &path,
+        "application/json",
+        &binding("p", "node-1"),
+    )
+    .await;
+    let before = get(&kapi, &format!("{PODS}/p")).await;
+    let (s, status) = send(
+        &kapi,
+        "POST",
+        &path,
+        "application/json",
+        &binding("p", "node-2"),
+    )
+    .await;
+    assert_eq!(s, 409, "{status}");
+    assert_eq!(status["reason"], "Conflict");
+    assert_eq!(
+        status["message"],
+        "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned to node \"node-1\""
+    );
+    assert_eq!(get(&kapi, &format!("{PODS}/p")).await, before);
+}
+
+#[tokio::test]
+async fn a_binding_whose_name_differs_from_the_url_is_a_bad_request() {
+    let kapi = Kapi::start().await;
+    pod(&kapi, "p").await;
+    let (s, status) = send(
+        &kapi,
+        "POST",
+        &format!("{PODS}/p/binding"),
+        "application/json",
+        &binding("other", "node-1"),
+    )
+    .await;
+    assert_eq!(s, 400, "{status}");
+    assert_eq!(
+        status["message"],
+        "name in URL does not match name in Binding object"
+    );
+}
+
+#[tokio::test]
+async fn a_binding_without_a_target_node_is_refused_and_the_pod_stays_unbound() {
+    let kapi = Kapi::start().await;
+    pod(&kapi, "p").await;
+    let mut b = binding("p", "");
+    b["target"]["name"] = json!("");
+    let (s, status) = send(
+        &kapi,
+        "POST",
+        &format!("{PODS}/p/binding"),
+        "application/json",
+        &b,
+    )
+    .await;
+    assert_eq!(s, 500, "{status}");
+    assert_eq!(status["message"], "target.name: Required value");
+    assert_eq!(
+        get(&kapi, &format!("{PODS}/p")).await["spec"].get("nodeName"),
+        None
+    );
+}
+
+#[tokio::test]
+async fn kubectl_debug_adds_an_ephemeral_container_and_nothing_else() {
+    let kapi = Kapi::start().await;
+    pod(&kapi, "p").await;
+    kapi.kubectl_ok(&["debug", "p", "--image=busybox", "-c", "dbg", "--target=app"]);
+    let p = get(&kapi, &format!("{PODS}/p")).await;
+    let eph = &p["spec"]["ephemeralContainers"];
+    assert_eq!(eph[0]["name"], "dbg");
+    assert_eq!(eph[0]["image"], "busybox");
+    assert_eq!(eph[0]["targetContainerName"], "app");
+    assert_eq!(p["spec"]["containers"][0]["image"], "nginx");
+}
+
+#[tokio::test]
+async fn an_ephemeral_container_may_not_be_removed() {
+    let kapi = Kapi::start().await;
+    pod(&kapi, "p").await;
+    let path = format!("{PODS}/p/ephemeralcontainers");
+    let add = json!({"spec": {"ephemeralContainers": [{"name": "dbg", "image": "busybox"}]}});
+    let (s, v) = send(
+        &kapi,
+        "PATCH",
+        &path,
+        "application/strategic-merge-patch+json",
+        &add,
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    let before = get(&kapi, &format!("{PODS}/p")).await;
+    let remove = json!({"spec": {"ephemeralContainers": null}});
+    let (s, status) = send(
+        &kapi,
+        "PATCH",
+        &path,
+        "application/merge-patch+json",
+        &remove,
+    )
+    .await;
+    assert_eq!(s, 422, "{status}");
+    assert_eq!(
+        status["details"]["causes"][0]["message"],
+        "Forbidden: existing ephemeral containers \"dbg\" may not be removed\n"
+    );
+    assert_eq!(get(&kapi, &format!("{PODS}/p")).await, before);
+}
+
+#[tokio::test]
+async fn ephemeral_containers_may_not_have_ports() {
+    let kapi = Kapi::start().await;
+    pod(&kapi, "p").await;
+    let add = json!({"spec": {"ephemeralContainers": [{"name": "dbg", "image": "busybox",
+        "ports": [{"containerPort": 80}]}]}});
+    let (s, status) = send(
+        &kapi,
+        "PATCH",
+        &format!("{PODS}/p/ephemeralcontainers"),
+        "application/strategic-merge-patch+json",
+        &add,
+    )
+    .await;
+    assert_eq!(s, 422, "{status}");
+    assert_eq!(
+        status["details"]["causes"][0],
+        json!({"reason": "FieldValueForbidden",
+            "message": "Forbidden: cannot be set for an Ephemeral Container",
+            "field": "spec.ephemeralContainers[0].ports"})
+    );
+}
+
+#[tokio::test]
+async fn a_resize_changes_only_the_containers_resources() {
+    let kapi = Kapi::start().await;
+    pod(&kapi, "p").await;
+    let patch = json!({"spec": {"containers": [{"name": "app", "image": "ignored",
+        "resources": {"requests": {"cpu": "200m", "memory": "64Mi"}}}]}});
+    let (s, p) = send(
+        &kapi,
+        "PATCH",
+        &format!("{PODS}/p/resize"),
+        "application/strategic-merge-patch+json",
+        &patch,
+    )
+    .await;
+    assert_eq!(s, 200, "{p}");
+    let c = &p["spec"]["containers"][0];
+    assert_eq!(c["resources"]["requests"]["cpu"], "200m");
+    assert_eq!(c["image"], "nginx");
+}
+
+#[tokio::test]
+async fn a_resize_that_would_change_the_qos_class_is_refused() {
+    let kapi = Kapi::start().await;
+    pod(&kapi, "p").await;
+    let before = get(&kapi, &format!("{PODS}/p")).await;
+    // Limits equal to the requests would make the Pod Guaranteed.
+    let patch = json!({"spec": {"containers": [{"name": "app",
+        "resources": {"limits": {"cpu": "100m", "memory": "64Mi"}}}]}});
+    let (s, status) = send(
+        &kapi,
+        "PATCH",
+        &format!("{PODS}/p/resize"),
+        "application/strategic-merge-patch+json",
+        &patch,
+    )
+    .await;
+    assert_eq!(s, 422, "{status}");
+    assert_eq!(
+        status["details"]["causes"][0]["message"],
+        "Invalid value: \"Burstable\": Pod QOS Class may not change as a result of resizing"
+    );
+    assert_eq!(get(&kapi, &format!("{PODS}/p")).await, before);
+}
+
+fn csr(kapi: &Kapi, name: &str) {
+    let body = json!({"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+        "metadata": {"name": name},
+        "spec": {"request": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0K",
+            "signerName": "example.com/signer", "usages": ["client auth"]}});
+    let file = kapi.kubeconfig().with_file_name(format!("{name}.json"));
+    std::fs::write(&file, body.to_string()).unwrap();
+    kapi.kubectl_ok(&["create", "-f", file.to_str().unwrap()]);
+}
+
+#[tokio::test]
+async fn kubectl_certificate_approve_sets_the_approved_condition() {
+    let kapi = Kapi::start().await;
+    csr(&kapi, "c1");
+    kapi.kubectl_ok(&["certificate", "approve", "c1"]);
+    let c = get(
+        &kapi,
+        "/apis/certificates.k8s.io/v1/certificatesigningrequests/c1",
+    )
+    .await;
+    let cond = &c["status"]["conditions"][0];
+    assert_eq!(cond["type"], "Approved");
+    assert_eq!(cond["status"], "True");
+    assert!(cond["lastUpdateTime"].is_string(), "{c}");
+}
+
+#[tokio::test]
+async fn an_approved_csr_cannot_also_be_denied() {
+    let kapi = Kapi::start().await;
+    csr(&kapi, "c1");
+    kapi.kubectl_ok(&["certificate", "approve", "c1"]);
+    let path = "/apis/certificates.k8s.io/v1/certificatesigningrequests/c1";
+    let mut c = get(&kapi, path).await;
+    let before = c.clone();
+    c["status"]["conditions"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "Denied", "status": "True", "reason": "no"}));
+    let (s, status) = send(
+        &kapi,
+        "PUT",
+        &format!("{path}/approval"),
+        "application/json",
+        &c,
+    )
+    .await;
+    assert_eq!(s, 422, "{status}");
+    assert_eq!(
+        status["details"]["causes"][0],
+        json!({"reason": "FieldValueInvalid", "field": "status.conditions[1].type",
+            "message": "Invalid value: \"Denied\": Approved and Denied conditions are mutually exclusive"})
+    );
+    assert_eq!(get(&kapi, path).await, before);
+}
