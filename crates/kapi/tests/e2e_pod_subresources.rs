@@ -344,3 +344,125 @@ async fn an_approved_csr_cannot_also_be_denied() {
     );
     assert_eq!(get(&kapi, path).await, before);
 }
+
+const PDBS: &str = "/apis/policy/v1/namespaces/default/poddisruptionbudgets";
+
+/// A Running, Ready Pod labelled app=web.
+async fn running_pod(kapi: &Kapi, name: &str) {
+    let body = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "app", "image": "nginx"}]}});
+    let (s, v) = send(kapi, "POST", PODS, "application/json", &body).await;
+    assert_eq!(s, 201, "{v}");
+    let status = json!({"status": {"phase": "Running",
+        "conditions": [{"type": "Ready", "status": "True"}]}});
+    let (s, v) = send(
+        kapi,
+        "PATCH",
+        &format!("{PODS}/{name}/status"),
+        "application/merge-patch+json",
+        &status,
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+}
+
+/// A budget over app=web whose status (as a disruption controller would write it) allows
+/// `allowed` disruptions.
+async fn budget(kapi: &Kapi, allowed: i64) {
+    let body = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": "web"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}});
+    let (s, v) = send(kapi, "POST", PDBS, "application/json", &body).await;
+    assert_eq!(s, 201, "{v}");
+    let status = json!({"status": {"observedGeneration": 1, "disruptionsAllowed": allowed,
+        "currentHealthy": 1, "desiredHealthy": 1, "expectedPods": 1}});
+    let (s, v) = send(
+        kapi,
+        "PATCH",
+        &format!("{PDBS}/web/status"),
+        "application/merge-patch+json",
+        &status,
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+}
+
+fn eviction(name: &str) -> Value {
+    json!({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": name}})
+}
+
+#[tokio::test]
+async fn an_eviction_a_budget_allows_deletes_the_pod_and_takes_a_disruption() {
+    let kapi = Kapi::start().await;
+    running_pod(&kapi, "p").await;
+    budget(&kapi, 1).await;
+    let (s, status) = send(
+        &kapi,
+        "POST",
+        &format!("{PODS}/p/eviction"),
+        "application/json",
+        &eviction("p"),
+    )
+    .await;
+    assert_eq!(s, 201, "{status}");
+    assert_eq!(status["status"], "Success");
+    let (s, _) = send(&kapi, "GET", &format!("{PODS}/p"), "", &Value::Null).await;
+    assert_eq!(s, 404);
+    let pdb = get(&kapi, &format!("{PDBS}/web")).await;
+    assert_eq!(pdb["status"]["disruptionsAllowed"], 0);
+    assert!(pdb["status"]["disruptedPods"]["p"].is_string(), "{pdb}");
+}
+
+#[tokio::test]
+async fn an_eviction_a_budget_refuses_is_429_and_keeps_the_pod() {
+    let kapi = Kapi::start().await;
+    running_pod(&kapi, "p").await;
+    budget(&kapi, 0).await;
+    let (s, status) = send(
+        &kapi,
+        "POST",
+        &format!("{PODS}/p/eviction"),
+        "application/json",
+        &eviction("p"),
+    )
+    .await;
+    assert_eq!(s, 429, "{status}");
+    assert_eq!(status["reason"], "TooManyRequests");
+    assert_eq!(
+        status["message"],
+        "Cannot evict pod as it would violate the pod's disruption budget."
+    );
+    assert_eq!(
+        status["details"]["causes"][0],
+        json!({"reason": "DisruptionBudget",
+            "message": "The disruption budget web needs 1 healthy pods and has 1 currently"})
+    );
+    assert_eq!(
+        get(&kapi, &format!("{PODS}/p")).await["metadata"]["name"],
+        "p"
+    );
+}
+
+#[tokio::test]
+async fn kubectl_drain_evicts_the_pods_bound_to_a_node() {
+    let kapi = Kapi::start().await;
+    let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}});
+    let (s, v) = send(&kapi, "POST", "/api/v1/nodes", "application/json", &node).await;
+    assert_eq!(s, 201, "{v}");
+    running_pod(&kapi, "p").await;
+    let (s, v) = send(
+        &kapi,
+        "POST",
+        &format!("{PODS}/p/binding"),
+        "application/json",
+        &binding("p", "n1"),
+    )
+    .await;
+    assert_eq!(s, 201, "{v}");
+    kapi.kubectl_ok(&["drain", "n1", "--force", "--timeout=20s"]);
+    let (s, _) = send(&kapi, "GET", &format!("{PODS}/p"), "", &Value::Null).await;
+    assert_eq!(s, 404);
+    let n = get(&kapi, "/api/v1/nodes/n1").await;
+    assert_eq!(n["spec"]["unschedulable"], true);
+}

@@ -188,6 +188,17 @@ pub enum Error {
     /// applied configuration that cannot be typed).
     #[error("{0}")]
     Unclassified(String),
+    /// The request must wait (429 TooManyRequests): an eviction a disruption budget
+    /// refuses, with its causes and when to retry.
+    #[error("{message}")]
+    TooManyRequests {
+        /// Why.
+        message: String,
+        /// Seconds to wait before retrying (0: none given).
+        retry_after_seconds: u32,
+        /// Individual causes.
+        causes: Vec<StatusCause>,
+    },
     /// The store or a dependency is unreachable (503 ServiceUnavailable).
     #[error("{0}")]
     Unavailable(String),

@@ -199,6 +199,12 @@ async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
             _ => ApiError::method_not_allowed().into_response(),
         };
     }
+    if handlers::eviction::applies(&ctx) {
+        return match ctx.info.verb {
+            Verb::Create => handlers::eviction::create(&ctx, body).await,
+            _ => ApiError::method_not_allowed().into_response(),
+        };
+    }
     if handlers::view::applies(&ctx) {
         return handlers::view::dispatch(&ctx, body).await;
     }
@@ -207,8 +213,8 @@ async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
         && !ctx.entry.strategy.writes_subresource(sub)
     {
         // Discovery lists every subresource upstream has; those that need a kubelet
-        // (log, exec, attach, portforward, proxy) or a path kapi lacks yet (eviction,
-        // token) say so.
+        // (log, exec, attach, portforward, proxy) or a path kapi lacks yet (token) say
+        // so.
         return ApiError::not_served(format!(
             "kapi does not serve {}/{sub} (it runs no kubelet, and this subresource is not implemented yet)",
             ctx.entry.names.plural

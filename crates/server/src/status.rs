@@ -278,6 +278,18 @@ impl From<kapi_registry::Error> for ApiError {
             },
             E::Timeout(_) => Self::new(504, "Timeout", message),
             E::ConversionFailed(_) | E::Unclassified(_) => Self::new(500, "", message),
+            E::TooManyRequests {
+                retry_after_seconds,
+                causes,
+                ..
+            } => Self {
+                details: Some(Box::new(StatusDetails {
+                    causes,
+                    retry_after_seconds: (retry_after_seconds > 0).then_some(retry_after_seconds),
+                    ..StatusDetails::default()
+                })),
+                ..Self::new(429, "TooManyRequests", message)
+            },
             E::Unavailable(_) => Self::new(503, "ServiceUnavailable", message),
             E::Internal(err) => Self::internal(err),
         }

@@ -99,12 +99,15 @@ impl Kapi {
         std::fs::read_to_string(self.dir.path().join("kapi.log")).unwrap_or_default()
     }
 
-    /// The kube config from the written kubeconfig (admin bearer token).
+    /// The kube config from the written kubeconfig (admin bearer token). kube's default
+    /// retry of 429/503/504 is off: tests see what the server answers, at once.
     pub async fn config(&self) -> kube::Config {
         let kc = Kubeconfig::read_from(self.kubeconfig()).unwrap();
-        kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        let mut config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
             .await
-            .unwrap()
+            .unwrap();
+        config.default_retry = false;
+        config
     }
 
     /// An admin client.

@@ -19,7 +19,9 @@ pub use event::EventStrategy;
 pub use resource_table::{Resource, SubresourceSpec};
 pub use resources::RESOURCES;
 pub use service::{NetworkError, ServiceNetwork, ServiceStrategy};
-pub use workload::{SelectorForm, Workload, WorkloadStrategy, label_selector_string, qos_class};
+pub use workload::{
+    SelectorForm, Workload, WorkloadStrategy, label_selector_string, qos_class, selects,
+};
 
 use crate::codec::{JsonCodec, ObjectCodec};
 use crate::entry::{ResourceEntry, ResourceNames, Scope, Subresource, storage_version_hash};

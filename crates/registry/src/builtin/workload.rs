@@ -231,7 +231,7 @@ fn required(field: &str) -> StatusCause {
 }
 
 /// Whether `selector` (a LabelSelector) selects `labels`.
-fn selects(selector: &Value, labels: &serde_json::Map<String, Value>) -> bool {
+pub fn selects(selector: &Value, labels: &serde_json::Map<String, Value>) -> bool {
     let match_labels = selector
         .get("matchLabels")
         .and_then(Value::as_object)

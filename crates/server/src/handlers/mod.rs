@@ -4,6 +4,7 @@
 pub mod binding;
 pub mod body;
 pub mod delete;
+pub mod eviction;
 pub mod list;
 pub mod patch;
 pub mod read;
