@@ -582,3 +582,84 @@ async fn a_pod_without_containers_is_refused_with_a_required_cause() {
     );
     assert!(pods.get_opt("empty").await.unwrap().is_none());
 }
+
+#[tokio::test]
+async fn kubectl_get_componentstatuses_reports_the_controllers_the_store_and_no_scheduler() {
+    let kapi = Kapi::start().await;
+    let out = kapi.kubectl(&["get", "componentstatuses", "-o", "json"]);
+    assert!(out.status.success(), "{:?}", out);
+    // Upstream's deprecation notice comes with every response.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("v1 ComponentStatus is deprecated in v1.19+"),
+        "{err}"
+    );
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let conditions: Vec<(String, Value)> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["metadata"]["name"].as_str().unwrap().to_owned(),
+                i["conditions"][0].clone(),
+            )
+        })
+        .collect();
+    let names: Vec<&str> = conditions.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["controller-manager", "scheduler", "etcd-0"]);
+    let healthy = json!({"type": "Healthy", "status": "True", "message": "ok"});
+    assert_eq!(conditions[0].1, healthy);
+    assert_eq!(conditions[1].1["status"], "False");
+    assert!(
+        conditions[1].1["message"]
+            .as_str()
+            .unwrap()
+            .contains("no scheduler"),
+        "{}",
+        conditions[1].1
+    );
+    assert_eq!(conditions[2].1, healthy);
+}
+
+#[tokio::test]
+async fn an_unknown_component_is_upstreams_500_component_not_found() {
+    let kapi = Kapi::start().await;
+    let (status, _, body) = kapi
+        .raw(get("/api/v1/componentstatuses/kubelet", "application/json"))
+        .await;
+    assert_eq!(status, 500);
+    let s = json(&body);
+    assert_eq!(s["message"], "Component not found: kubelet");
+    assert_eq!(s["reason"], Value::Null);
+}
+
+#[tokio::test]
+async fn componentstatuses_filter_by_name_and_labels_as_upstreams_default_predicate() {
+    let kapi = Kapi::start().await;
+    let names = |body: &[u8]| -> Vec<String> {
+        json(body)["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["metadata"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (status, _, body) = kapi
+        .raw(get(
+            "/api/v1/componentstatuses?fieldSelector=metadata.name%3Detcd-0",
+            "application/json",
+        ))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(names(&body), ["etcd-0"]);
+    // Components carry no labels: any label requirement filters every one out.
+    let (status, _, body) = kapi
+        .raw(get(
+            "/api/v1/componentstatuses?labelSelector=tier",
+            "application/json",
+        ))
+        .await;
+    assert_eq!(status, 200);
+    assert!(names(&body).is_empty());
+}

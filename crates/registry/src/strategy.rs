@@ -189,6 +189,8 @@ pub struct GenericStrategy {
     pub field_paths: Vec<(&'static str, Vec<&'static str>)>,
     /// What a field label reads when its path is absent (Go's zero value: `false`, `0`).
     pub field_defaults: Vec<(&'static str, &'static str)>,
+    /// `Warning` headers of every response (a deprecated kind's notice).
+    pub warnings: Vec<&'static str>,
 }
 
 impl Default for GenericStrategy {
@@ -200,6 +202,7 @@ impl Default for GenericStrategy {
             defaults: Vec::new(),
             field_paths: Vec::new(),
             field_defaults: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 }
@@ -229,6 +232,10 @@ impl Strategy for GenericStrategy {
 
     fn tracks_generation(&self) -> bool {
         self.generation
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.iter().map(|w| w.to_string()).collect()
     }
 
     fn field_labels(&self, obj: &Value) -> Vec<(String, String)> {

@@ -199,6 +199,9 @@ async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
             _ => ApiError::method_not_allowed().into_response(),
         };
     }
+    if handlers::component_status::applies(&ctx) {
+        return handlers::component_status::dispatch(&ctx).await;
+    }
     if handlers::eviction::applies(&ctx) {
         return match ctx.info.verb {
             Verb::Create => handlers::eviction::create(&ctx, body).await,

@@ -121,6 +121,23 @@ impl Health {
         }
     }
 
+    /// The `etcd` check: the store answers a revision read within 2 s.
+    pub async fn check_store(&self) -> Result<(), String> {
+        match tokio::time::timeout(STORE_CHECK_TIMEOUT, self.store.current_revision()).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!("no answer within {STORE_CHECK_TIMEOUT:?}")),
+        }
+    }
+
+    /// The registered post-start hooks and whether each has finished, by name.
+    pub fn hooks(&self) -> Vec<(String, bool)> {
+        self.hooks
+            .lock()
+            .map(|h| h.iter().map(|(k, v)| (k.clone(), *v)).collect())
+            .unwrap_or_default()
+    }
+
     /// Runs the checks of `probe` that `wanted` names, in upstream's order; `Err` carries
     /// the reason. Checks not wanted are not run (the store is not asked for `/livez/ping`).
     pub async fn run(
@@ -130,24 +147,9 @@ impl Health {
     ) -> Vec<(String, Result<(), String>)> {
         let mut out = vec![("ping".to_owned(), Ok(()))];
         if wanted("etcd") {
-            let store = match tokio::time::timeout(
-                STORE_CHECK_TIMEOUT,
-                self.store.current_revision(),
-            )
-            .await
-            {
-                Ok(Ok(_)) => Ok(()),
-                Ok(Err(e)) => Err(e.to_string()),
-                Err(_) => Err(format!("no answer within {STORE_CHECK_TIMEOUT:?}")),
-            };
-            out.push(("etcd".to_owned(), store));
+            out.push(("etcd".to_owned(), self.check_store().await));
         }
-        let hooks: Vec<(String, bool)> = self
-            .hooks
-            .lock()
-            .map(|h| h.iter().map(|(k, v)| (k.clone(), *v)).collect())
-            .unwrap_or_default();
-        for (hook, started) in hooks {
+        for (hook, started) in self.hooks() {
             let result = if started {
                 Ok(())
             } else {

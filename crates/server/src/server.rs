@@ -241,7 +241,7 @@ impl Server {
 }
 
 /// The post-start hook that creates the system namespaces.
-const SYSTEM_NAMESPACES_HOOK: &str = "start-system-namespaces-controller";
+pub(crate) const SYSTEM_NAMESPACES_HOOK: &str = "start-system-namespaces-controller";
 
 /// The host:port clients should use: the advertise address, else the bound one
 /// (127.0.0.1 when bound to all interfaces).

@@ -113,12 +113,11 @@ pub fn entry(root: &str, spec: EntrySpec, codec: Arc<dyn ObjectCodec>) -> Resour
     }
 }
 
-/// The resources of upstream's discovery that kapi does not serve yet: reviews and
-/// other kinds that are answered rather than stored (the authentication and
-/// authorization issue brings them), and ComponentStatus (no components to probe).
-/// (`bindings` is served: its POSTs bind Pods and store nothing of their own.)
+/// The resources of upstream's discovery that kapi does not serve yet: the reviews, which
+/// are answered rather than stored (the authentication and authorization issue brings
+/// them). (`bindings` and `componentstatuses` are served by handlers of their own and store
+/// nothing.)
 pub const NOT_SERVED: &[(&str, &str)] = &[
-    ("", "componentstatuses"),
     ("authentication.k8s.io", "selfsubjectreviews"),
     ("authentication.k8s.io", "tokenreviews"),
     ("authorization.k8s.io", "localsubjectaccessreviews"),
@@ -180,6 +179,17 @@ fn name_rule(group: &str, plural: &str) -> NameRule {
     }
 }
 
+/// The deprecation notice upstream sends with every response of a deprecated kind.
+fn deprecation(group: &str, plural: &str) -> Vec<&'static str> {
+    match (group, plural) {
+        ("", "componentstatuses") => vec!["v1 ComponentStatus is deprecated in v1.19+"],
+        ("", "endpoints") => {
+            vec!["v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"]
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The strategy and table of one resource of the table.
 fn behaviour(r: &Resource, opts: &BuiltinOptions) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
     let status = r.subresources.iter().any(|s| s.name == "status");
@@ -190,6 +200,7 @@ fn behaviour(r: &Resource, opts: &BuiltinOptions) -> (Arc<dyn Strategy>, Arc<dyn
         names: name_rule(r.group, r.plural),
         field_paths,
         field_defaults,
+        warnings: deprecation(r.group, r.plural),
         ..GenericStrategy::default()
     };
     if let Some(workload) = Workload::of(r.group, r.plural) {

@@ -3,6 +3,7 @@
 
 pub mod binding;
 pub mod body;
+pub mod component_status;
 pub mod delete;
 pub mod eviction;
 pub mod list;
