@@ -156,6 +156,52 @@ async fn kapi_bench_custom_resource_mode_reports_benchwidget_rows_without_errors
     }
 }
 
+/// Rows of the workload mode, each at concurrency 1 and 2.
+const WORKLOADS: [&str; 10] = [
+    "create pods",
+    "get pods",
+    "update pods",
+    "list 15 json pods",
+    "list 15 protobuf pods",
+    "create deployments",
+    "get deployments",
+    "update deployments",
+    "list 15 json deployments",
+    "list 15 protobuf deployments",
+];
+
+#[tokio::test]
+async fn kapi_bench_workload_mode_reports_pod_and_deployment_rows_without_errors() {
+    let kapi = Kapi::start().await;
+    let (_, rows) = run_bench(
+        &kapi,
+        &[
+            "--workloads",
+            "--workload-list-sizes",
+            "15",
+            "--ops",
+            "8",
+            "--concurrency",
+            "1,2",
+            "--list-sizes",
+            "1",
+            "--list-repeats",
+            "2",
+            "--watchers",
+            "1",
+            "--watch-events",
+            "1",
+        ],
+    );
+    for op in WORKLOADS {
+        for c in [1, 2] {
+            let row = row(&rows, op, c);
+            assert!(row["count"].as_u64().unwrap() > 0, "{row}");
+            assert_eq!(row["errors"], 0, "{row}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn kapi_bench_times_background_and_foreground_cascades_until_all_is_gone() {
     let kapi = Kapi::start().await;

@@ -2,7 +2,9 @@
 //! only standard API calls on ConfigMaps in namespaces it creates and deletes: create, get,
 //! update; lists of namespaces holding 1 000 and 10 000 objects (JSON and protobuf, full and
 //! paged); watch fan-out. With `--custom-resource` also the same create/get/update and JSON
-//! list phases on a CRD's custom resources (rows suffixed ` benchwidgets`).
+//! list phases on a CRD's custom resources (rows suffixed ` benchwidgets`); with
+//! `--workloads` the same on Pods and Deployments with a 4 KiB pod spec (rows suffixed
+//! ` pods` and ` deployments`).
 //! Prints a Markdown table, optionally writes JSON.
 
 mod cascade;
@@ -12,6 +14,7 @@ mod custom;
 mod list;
 mod report;
 mod watch;
+mod workload;
 
 use clap::Args;
 use client::ApiClient;
@@ -81,6 +84,13 @@ pub struct BenchArgs {
     /// `benchwidgets.bench.kapi.dev` and run the create/get/update and JSON list phases on them.
     #[arg(long)]
     pub custom_resource: bool,
+    /// Also measure Pods and Deployments with a 4 KiB pod spec: create, get and update
+    /// (`--ops` each per concurrency) and JSON and protobuf lists of `--workload-list-sizes`.
+    #[arg(long)]
+    pub workloads: bool,
+    /// Namespace sizes of the workload lists (Pods and Deployments each).
+    #[arg(long, value_delimiter = ',', default_value = "1000")]
+    pub workload_list_sizes: Vec<usize>,
     /// Dependents of the cascading-delete phases (an owner ConfigMap with this many
     /// dependents, deleted Background and Foreground; timed until all are gone); 0 skips them.
     #[arg(long, default_value_t = 0)]
@@ -125,6 +135,9 @@ async fn bench(args: BenchArgs) -> Result<(), BenchError> {
     if args.custom_resource {
         custom::ensure_crd(&client).await?;
         namespaces.extend(custom_rows(&client, &args, &mut rows).await?);
+    }
+    if args.workloads {
+        namespaces.extend(workload_rows(&client, &args, &mut rows).await?);
     }
     for &size in &args.list_sizes {
         let ns = format!("{prefix}-list-{size}");
@@ -195,6 +208,35 @@ async fn custom_rows(
         create_namespace(client, &ns).await?;
         let (c, r, p) = (&args.concurrency, args.list_repeats, args.page_size);
         rows.extend(custom::list_rows(client, &ns, size, c, r, p).await);
+        namespaces.push(ns);
+    }
+    Ok(namespaces)
+}
+
+/// The workload phases; returns the namespaces made.
+async fn workload_rows(
+    client: &ApiClient,
+    args: &BenchArgs,
+    rows: &mut Vec<Row>,
+) -> Result<Vec<String>, BenchError> {
+    let prefix = &args.namespace_prefix;
+    let ops_ns = format!("{prefix}-wl-ops");
+    create_namespace(client, &ops_ns).await?;
+    workload::ensure_service_account(client, &ops_ns).await?;
+    for kind in workload::KINDS {
+        for &c in &args.concurrency {
+            rows.extend(workload::crud_rows(client, kind, &ops_ns, args.ops, c).await);
+        }
+    }
+    let mut namespaces = vec![ops_ns];
+    for &size in &args.workload_list_sizes {
+        let ns = format!("{prefix}-wl-list-{size}");
+        create_namespace(client, &ns).await?;
+        workload::ensure_service_account(client, &ns).await?;
+        for kind in workload::KINDS {
+            let (c, r) = (&args.concurrency, args.list_repeats);
+            rows.extend(workload::list_rows(client, kind, &ns, size, c, r).await);
+        }
         namespaces.push(ns);
     }
     Ok(namespaces)
