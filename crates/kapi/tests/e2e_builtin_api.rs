@@ -663,3 +663,126 @@ async fn componentstatuses_filter_by_name_and_labels_as_upstreams_default_predic
     assert_eq!(status, 200);
     assert!(names(&body).is_empty());
 }
+
+fn column_names(table: &Value) -> Vec<&str> {
+    table["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_completed_jobs_row_shows_complete_and_its_completions() {
+    let kapi = Kapi::start().await;
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never",
+            "containers": [{"name": "pi", "image": "perl"}]}}}});
+    let path = write_manifest(&kapi, "job.json", &[job]);
+    kapi.kubectl_ok(&["apply", "-f", &path]);
+    let status = r#"{"status": {"succeeded": 1, "startTime": "2026-01-01T00:00:00Z",
+        "completionTime": "2026-01-01T00:00:42Z",
+        "conditions": [{"type": "SuccessCriteriaMet", "status": "True"},
+                       {"type": "Complete", "status": "True"}]}}"#;
+    kapi.kubectl_ok(&[
+        "patch",
+        "job",
+        "pi",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        status,
+    ]);
+    let table = table_of(&kapi, "/apis/batch/v1/namespaces/default/jobs").await;
+    assert_eq!(
+        column_names(&table),
+        [
+            "Name",
+            "Status",
+            "Completions",
+            "Duration",
+            "Age",
+            "Containers",
+            "Images",
+            "Selector"
+        ]
+    );
+    let cells = &table["rows"][0]["cells"];
+    assert_eq!(cells[1], "Complete");
+    assert_eq!(cells[2], "1/1");
+    assert_eq!(cells[3], "42s");
+    assert_eq!(cells[5], "pi");
+    assert!(
+        cells[7]
+            .as_str()
+            .unwrap()
+            .contains("batch.kubernetes.io/controller-uid=")
+    );
+}
+
+#[tokio::test]
+async fn kubectl_get_prints_each_kinds_own_columns() {
+    let kapi = Kapi::start().await;
+    let rb = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+        "metadata": {"name": "ci-edit", "namespace": "default"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "edit"},
+        "subjects": [{"kind": "ServiceAccount", "name": "ci", "namespace": "default"}]});
+    let path = write_manifest(&kapi, "rb.json", &[rb, deployment("web")]);
+    kapi.kubectl_ok(&["apply", "-f", &path]);
+    let out = kapi.kubectl_ok(&["get", "rolebindings,serviceaccounts,deploy", "-o", "wide"]);
+    let lines: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let row = |first: &str| {
+        lines
+            .iter()
+            .find(|l| l.first() == Some(&first))
+            .unwrap_or_else(|| panic!("no {first} in\n{out}"))
+            .clone()
+    };
+    assert_eq!(
+        row("rolebinding.rbac.authorization.k8s.io/ci-edit")[1],
+        "ClusterRole/edit"
+    );
+    assert_eq!(
+        row("rolebinding.rbac.authorization.k8s.io/ci-edit").last(),
+        Some(&"default/ci")
+    );
+    assert_eq!(row("serviceaccount/default")[1], "0");
+    assert!(
+        out.contains("ROLE") && out.contains("SERVICEACCOUNTS"),
+        "{out}"
+    );
+    assert!(out.contains("UP-TO-DATE"), "{out}");
+}
+
+#[tokio::test]
+async fn roles_keep_kubes_default_name_and_created_at_table() {
+    let kapi = Kapi::start().await;
+    let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+        "metadata": {"name": "reader", "namespace": "default"},
+        "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]});
+    let path = write_manifest(&kapi, "role.json", &[role]);
+    kapi.kubectl_ok(&["apply", "-f", &path]);
+    let table = table_of(
+        &kapi,
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
+    )
+    .await;
+    assert_eq!(column_names(&table), ["Name", "Created At"]);
+}
+
+#[tokio::test]
+async fn kubectl_get_componentstatuses_prints_status_message_and_error() {
+    let kapi = Kapi::start().await;
+    let out = kapi.kubectl_ok(&["get", "componentstatuses"]);
+    let header: Vec<&str> = out.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header, ["NAME", "STATUS", "MESSAGE", "ERROR"]);
+    let etcd = out.lines().find(|l| l.starts_with("etcd-0")).unwrap();
+    assert_eq!(
+        etcd.split_whitespace().collect::<Vec<_>>(),
+        ["etcd-0", "Healthy", "ok"]
+    );
+}

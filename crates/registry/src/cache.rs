@@ -16,16 +16,21 @@ use crate::error::Error;
 use futures::StreamExt;
 use kapi_storage::{Event, KeyValue, RangeRequest, Store, WatchRequest, WatchResponse};
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-use tokio::sync::{OnceCell, broadcast, watch};
+use tokio::sync::{OnceCell, watch};
 
-/// Messages a subscriber may fall behind by before it is dropped.
-pub const SUBSCRIBER_BUFFER: usize = 4096;
+/// Events a subscriber may fall behind by before it is told it lagged (the events it reads
+/// are the cache's history, so no subscriber holds a buffer of its own).
+pub const SUBSCRIBER_BUFFER: usize = HISTORY;
 
-/// Recent events kept for watches that start from an older revision.
+/// Recent events kept: for watches that start from an older revision, and as the one buffer
+/// every subscriber reads from.
 const HISTORY: usize = 4096;
+
+/// Events a subscriber takes from the history per lock.
+const BATCH: usize = 256;
 
 /// Wait before listing again after the store watch broke.
 const RESTART_DELAY: Duration = Duration::from_millis(200);
@@ -149,55 +154,103 @@ struct CacheState {
     /// The revision the cache is at.
     revision: i64,
     history: VecDeque<Arc<CachedEvent>>,
+    /// Sequence number of `history`'s first event (every event applied gets the next one).
+    first_seq: u64,
+    /// Bumped each time the store watch breaks; subscribers of an older epoch are closed.
+    epoch: u64,
+    /// Why the store watch last broke.
+    closed_reason: String,
+}
+
+impl CacheState {
+    /// Empties the history, keeping sequence numbers increasing.
+    fn clear_history(&mut self) {
+        self.first_seq += self.history.len() as u64;
+        self.history.clear();
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The cache of one storage prefix.
+/// The cache of one storage prefix. Subscribers read the shared history (memory grows
+/// with the events that happen, not with the resources served: a per-cache broadcast
+/// buffer of 4096 slots cost 256 KiB for each of the ~60 caches the garbage collector
+/// follows), woken through the revision channel.
 pub struct Cacher {
     prefix: String,
     state: Mutex<CacheState>,
-    tx: broadcast::Sender<CacheMessage>,
+    subscribers: AtomicUsize,
+    /// The revision the cache is at; every change of the state sends on it.
     revision: watch::Sender<i64>,
     loaded: watch::Sender<bool>,
     store_watches: AtomicU64,
 }
 
-/// A subscription: the events to replay, then the live stream.
+/// A subscription: a cursor into the cache's history.
 pub struct Subscription {
-    /// Buffered events after the requested revision, in order.
-    pub replay: VecDeque<Arc<CachedEvent>>,
-    /// Live messages after the replay.
-    pub live: broadcast::Receiver<CacheMessage>,
-    /// Events at or before this revision are dropped from `live` (already replayed).
-    pub after: i64,
+    cacher: Arc<Cacher>,
+    /// Sequence number of the next event to read.
+    next_seq: u64,
+    /// Every change up to this revision has been delivered.
+    after: i64,
+    /// The cache's epoch when subscribed.
+    epoch: u64,
+    /// Events taken from the history, not yet returned.
+    pending: VecDeque<Arc<CachedEvent>>,
+    changes: watch::Receiver<i64>,
 }
 
 impl Subscription {
-    /// The next message: replayed events first, then live ones newer than the replay;
-    /// `Lagged` when the subscriber fell behind, `Closed` when the cache's store watch ended.
+    /// The next message: the events after the subscribed revision in order, then a
+    /// `Progress` when the cache moved on without events of its prefix; `Lagged` when the
+    /// subscriber fell more than the history behind, `Closed` when the cache's store watch
+    /// broke.
     pub async fn next(&mut self) -> CacheMessage {
-        if let Some(ev) = self.replay.pop_front() {
-            return CacheMessage::Event(ev);
-        }
         loop {
-            match self.live.recv().await {
-                Ok(CacheMessage::Event(ev)) if ev.revision <= self.after => continue,
-                Ok(msg) => return msg,
-                Err(broadcast::error::RecvError::Lagged(n)) => return CacheMessage::Lagged(n),
-                Err(broadcast::error::RecvError::Closed) => {
-                    return CacheMessage::Closed("watch cache stopped".into());
+            if let Some(ev) = self.pending.pop_front() {
+                self.after = self.after.max(ev.revision);
+                return CacheMessage::Event(ev);
+            }
+            self.changes.borrow_and_update();
+            {
+                let state = lock(&self.cacher.state);
+                if state.epoch != self.epoch {
+                    return CacheMessage::Closed(state.closed_reason.clone());
                 }
+                if self.next_seq < state.first_seq {
+                    let missed = state.first_seq - self.next_seq;
+                    self.next_seq = state.first_seq;
+                    return CacheMessage::Lagged(missed);
+                }
+                let start = (self.next_seq - state.first_seq) as usize;
+                if start < state.history.len() {
+                    self.pending
+                        .extend(state.history.range(start..).take(BATCH).cloned());
+                    self.next_seq += self.pending.len() as u64;
+                    continue;
+                }
+                if state.revision > self.after {
+                    self.after = state.revision;
+                    return CacheMessage::Progress(state.revision);
+                }
+            }
+            if self.changes.changed().await.is_err() {
+                return CacheMessage::Closed("watch cache stopped".into());
             }
         }
     }
 }
 
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.cacher.subscribers.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 impl Cacher {
     fn new(prefix: String) -> Self {
-        let (tx, _) = broadcast::channel(SUBSCRIBER_BUFFER);
         Self {
             prefix,
             state: Mutex::new(CacheState {
@@ -205,8 +258,11 @@ impl Cacher {
                 oldest: i64::MAX,
                 revision: 0,
                 history: VecDeque::new(),
+                first_seq: 0,
+                epoch: 0,
+                closed_reason: String::new(),
             }),
-            tx,
+            subscribers: AtomicUsize::new(0),
             revision: watch::channel(0).0,
             loaded: watch::channel(false).0,
             store_watches: AtomicU64::new(0),
@@ -225,7 +281,7 @@ impl Cacher {
 
     /// Live subscribers.
     pub fn subscribers(&self) -> usize {
-        self.tx.receiver_count()
+        self.subscribers.load(Ordering::Relaxed)
     }
 
     /// The revision the cache is at.
@@ -235,22 +291,21 @@ impl Cacher {
 
     /// Subscribes from `revision` (events after it); `None` when the cache no longer holds
     /// every event since then (the caller watches the store itself, or answers 410).
-    pub fn subscribe(&self, revision: i64) -> Option<Subscription> {
+    pub fn subscribe(self: &Arc<Self>, revision: i64) -> Option<Subscription> {
+        let changes = self.revision.subscribe();
         let state = lock(&self.state);
         if revision < state.oldest {
             return None;
         }
-        let replay: VecDeque<Arc<CachedEvent>> = state
-            .history
-            .iter()
-            .filter(|e| e.revision > revision)
-            .cloned()
-            .collect();
-        let live = self.tx.subscribe();
+        let skipped = state.history.partition_point(|e| e.revision <= revision);
+        self.subscribers.fetch_add(1, Ordering::Relaxed);
         Some(Subscription {
-            replay,
-            live,
+            cacher: self.clone(),
+            next_seq: state.first_seq + skipped as u64,
             after: state.revision.max(revision),
+            epoch: state.epoch,
+            pending: VecDeque::new(),
+            changes,
         })
     }
 
@@ -287,13 +342,13 @@ impl Cacher {
             }
         }
         state.revision = state.revision.max(ev.revision);
-        state.history.push_back(ev.clone());
+        state.history.push_back(ev);
         if state.history.len() > HISTORY
             && let Some(dropped) = state.history.pop_front()
         {
             state.oldest = dropped.revision;
+            state.first_seq += 1;
         }
-        let _ = self.tx.send(CacheMessage::Event(ev));
     }
 
     /// Lists, then follows the store watch until it ends; returns why it ended.
@@ -323,7 +378,7 @@ impl Cacher {
             state.objects = objects;
             state.revision = revision;
             state.oldest = revision;
-            state.history.clear();
+            state.clear_history();
         }
         self.revision.send_replace(revision);
         self.loaded.send_replace(true);
@@ -343,7 +398,6 @@ impl Cacher {
                     let revision = {
                         let mut state = lock(&self.state);
                         state.revision = state.revision.max(revision);
-                        let _ = self.tx.send(CacheMessage::Progress(state.revision));
                         state.revision
                     };
                     self.revision.send_replace(revision);
@@ -370,9 +424,11 @@ impl Cacher {
                 // Subscribers miss what happens until the next list: they must start over.
                 let mut state = lock(&self.state);
                 state.oldest = i64::MAX;
-                state.history.clear();
-                let _ = self.tx.send(CacheMessage::Closed(reason));
+                state.clear_history();
+                state.epoch += 1;
+                state.closed_reason = reason;
             }
+            self.revision.send_modify(|_| {});
             tokio::time::sleep(RESTART_DELAY).await;
         }
     }

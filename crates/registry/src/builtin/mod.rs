@@ -7,7 +7,10 @@ mod csr;
 mod event;
 mod fields;
 mod pod_subresources;
+mod printer_docs;
 mod printers;
+mod printers_apps;
+mod printers_cluster;
 mod resource_table;
 mod resources;
 mod service;
@@ -27,7 +30,7 @@ use crate::codec::{JsonCodec, ObjectCodec};
 use crate::entry::{ResourceEntry, ResourceNames, Scope, Subresource, storage_version_hash};
 use crate::scheme_codec::SchemeCodec;
 use crate::strategy::{GenericStrategy, NameRule, NamespaceStrategy, Strategy};
-use crate::table::{LazyTable, TableConvertor, default_table};
+use crate::table::{ColumnTable, LazyTable, TableConvertor, default_table};
 use kapi_machinery::schema::GroupVersion;
 use kapi_machinery::serializer::CodecFactory;
 use serde_json::json;
@@ -190,6 +193,78 @@ fn deprecation(group: &str, plural: &str) -> Vec<&'static str> {
     }
 }
 
+/// The printer of a kind whose columns upstream's `printers.go` defines (Pods, Deployments,
+/// Services and the kinds of `tables.rs` are chosen in [`behaviour`]).
+fn printer(group: &str, plural: &str) -> Option<fn() -> ColumnTable> {
+    use printers_apps as a;
+    use printers_cluster as c;
+    let f: fn() -> ColumnTable = match (group, plural) {
+        ("", "pods") => printers::pods,
+        ("", "services") => printers::services,
+        ("apps", "deployments") => printers::deployments,
+        ("apps", "replicasets") => a::replicasets,
+        ("apps", "statefulsets") => a::statefulsets,
+        ("apps", "daemonsets") => a::daemonsets,
+        ("apps", "controllerrevisions") => a::controllerrevisions,
+        ("", "replicationcontrollers") => a::replicationcontrollers,
+        ("", "podtemplates") => a::podtemplates,
+        ("batch", "jobs") => a::jobs,
+        ("batch", "cronjobs") => a::cronjobs,
+        ("policy", "poddisruptionbudgets") => a::poddisruptionbudgets,
+        ("", "serviceaccounts") => c::serviceaccounts,
+        ("", "endpoints") => c::endpoints,
+        ("", "nodes") => c::nodes,
+        ("", "persistentvolumes") => c::persistentvolumes,
+        ("", "persistentvolumeclaims") => c::persistentvolumeclaims,
+        ("", "componentstatuses") => c::componentstatuses,
+        ("", "resourcequotas") => c::resourcequotas,
+        ("networking.k8s.io", "networkpolicies") => c::networkpolicies,
+        ("networking.k8s.io", "ingresses") => c::ingresses,
+        ("networking.k8s.io", "ingressclasses") => c::ingressclasses,
+        ("networking.k8s.io", "servicecidrs") => c::servicecidrs,
+        ("rbac.authorization.k8s.io", "rolebindings") => c::rolebindings,
+        ("rbac.authorization.k8s.io", "clusterrolebindings") => c::clusterrolebindings,
+        ("certificates.k8s.io", "certificatesigningrequests") => c::certificatesigningrequests,
+        ("storage.k8s.io", "storageclasses") => c::storageclasses,
+        ("storage.k8s.io", "volumeattributesclasses") => c::volumeattributesclasses,
+        ("storage.k8s.io", "volumeattachments") => c::volumeattachments,
+        ("storage.k8s.io", "csinodes") => c::csinodes,
+        ("storage.k8s.io", "csidrivers") => c::csidrivers,
+        ("storage.k8s.io", "csistoragecapacities") => c::csistoragecapacities,
+        ("scheduling.k8s.io", "priorityclasses") => c::priorityclasses,
+        ("node.k8s.io", "runtimeclasses") => c::runtimeclasses,
+        ("discovery.k8s.io", "endpointslices") => c::endpointslices,
+        ("admissionregistration.k8s.io", "mutatingwebhookconfigurations")
+        | ("admissionregistration.k8s.io", "validatingwebhookconfigurations") => {
+            c::webhookconfigurations
+        }
+        ("admissionregistration.k8s.io", "validatingadmissionpolicies") => {
+            c::validatingadmissionpolicies
+        }
+        ("admissionregistration.k8s.io", "mutatingadmissionpolicies") => {
+            c::mutatingadmissionpolicies
+        }
+        ("admissionregistration.k8s.io", "validatingadmissionpolicybindings")
+        | ("admissionregistration.k8s.io", "mutatingadmissionpolicybindings") => {
+            c::admissionpolicybindings
+        }
+        ("flowcontrol.apiserver.k8s.io", "flowschemas") => c::flowschemas,
+        ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations") => {
+            c::prioritylevelconfigurations
+        }
+        _ => return None,
+    };
+    Some(f)
+}
+
+/// The table of a resource: its printer's, else kube's default (Name, Created At).
+fn table_of(group: &str, plural: &str) -> Arc<dyn TableConvertor> {
+    match printer(group, plural) {
+        Some(build) => Arc::new(LazyTable::new(build)),
+        None => Arc::new(default_table()),
+    }
+}
+
 /// The strategy and table of one resource of the table.
 fn behaviour(r: &Resource, opts: &BuiltinOptions) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
     let status = r.subresources.iter().any(|s| s.name == "status");
@@ -204,11 +279,7 @@ fn behaviour(r: &Resource, opts: &BuiltinOptions) -> (Arc<dyn Strategy>, Arc<dyn
         ..GenericStrategy::default()
     };
     if let Some(workload) = Workload::of(r.group, r.plural) {
-        let table: Arc<dyn TableConvertor> = match workload {
-            Workload::Pod => Arc::new(LazyTable::new(printers::pods)),
-            _ if r.plural == "deployments" => Arc::new(LazyTable::new(printers::deployments)),
-            _ => Arc::new(default_table()),
-        };
+        let table = table_of(r.group, r.plural);
         return (Arc::new(WorkloadStrategy { generic, workload }), table);
     }
     match (r.group, r.plural) {
@@ -234,7 +305,7 @@ fn behaviour(r: &Resource, opts: &BuiltinOptions) -> (Arc<dyn Strategy>, Arc<dyn
         ("coordination.k8s.io", "leases") => (Arc::new(generic), Arc::new(tables::leases())),
         ("certificates.k8s.io", "certificatesigningrequests") => (
             Arc::new(csr::CsrStrategy(generic)),
-            Arc::new(default_table()),
+            table_of(r.group, r.plural),
         ),
         ("autoscaling", "horizontalpodautoscalers") => (
             Arc::new(GenericStrategy {
@@ -251,9 +322,9 @@ fn behaviour(r: &Resource, opts: &BuiltinOptions) -> (Arc<dyn Strategy>, Arc<dyn
                 generic,
                 network: opts.service_network.clone(),
             }),
-            Arc::new(LazyTable::new(printers::services)),
+            table_of(r.group, r.plural),
         ),
-        _ => (Arc::new(generic), Arc::new(default_table())),
+        _ => (Arc::new(generic), table_of(r.group, r.plural)),
     }
 }
 
@@ -357,4 +428,41 @@ pub fn scheme_entries_with(
             entry(root, spec, Arc::new(codec))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_printer_column_has_upstreams_description() {
+        for r in RESOURCES {
+            let Some(build) = printer(r.group, r.plural) else {
+                continue;
+            };
+            for column in build().0 {
+                // Upstream's RuntimeClass Handler looks its description up under a field
+                // ObjectMeta lacks: empty there too.
+                let known_empty = r.plural == "runtimeclasses" && column.name == "Handler";
+                assert_eq!(
+                    column.description.is_empty(),
+                    known_empty,
+                    "{}/{} column {}",
+                    r.group,
+                    r.plural,
+                    column.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn kinds_without_a_printer_get_kubes_default_table() {
+        let names: Vec<&str> = table_of("rbac.authorization.k8s.io", "roles")
+            .columns()
+            .iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(names, ["Name", "Created At"]);
+    }
 }

@@ -20,6 +20,19 @@ fn field_doc(model: &str, field: &str) -> &'static str {
     }
 }
 
+/// The description upstream's printer takes from `model`'s swagger doc of `field`: the
+/// 1.36 text kept in `printer_docs`, else the served OpenAPI model's.
+pub(super) fn doc(model: &str, field: &str) -> &'static str {
+    super::printer_docs::doc(model, field).unwrap_or_else(|| field_doc(model, field))
+}
+
+/// The non-empty string at `path`.
+pub(super) fn str_at<'a>(o: &'a Value, path: &[&str]) -> Option<&'a str> {
+    nested(o, path)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+}
+
 fn str_or_none(v: Option<&Value>) -> Value {
     match v.and_then(Value::as_str).filter(|s| !s.is_empty()) {
         Some(s) => Value::from(s),
@@ -145,16 +158,25 @@ pub fn pods() -> ColumnTable {
     ])
 }
 
-fn int_at(o: &Value, path: &[&str]) -> i64 {
+/// The integer at `path`, 0 when absent.
+pub(super) fn int_at(o: &Value, path: &[&str]) -> i64 {
     nested(o, path).and_then(Value::as_i64).unwrap_or(0)
 }
 
-fn template_containers(o: &Value, key: &str) -> Value {
-    let parts: Vec<String> = containers(o, &["spec", "template", "spec", "containers"])
-        .iter()
-        .map(|c| c[key].as_str().unwrap_or_default().to_owned())
+/// `key` (`name` or `image`) of each container of the pod spec at `spec`, comma-joined
+/// (upstream's `layoutContainerCells`).
+pub(super) fn template_cells(o: &Value, spec: &[&str], key: &str) -> Value {
+    let parts: Vec<&str> = nested(o, spec)
+        .and_then(|s| s["containers"].as_array())
+        .into_iter()
+        .flatten()
+        .map(|c| c[key].as_str().unwrap_or_default())
         .collect();
     Value::from(parts.join(","))
+}
+
+fn template_containers(o: &Value, key: &str) -> Value {
+    template_cells(o, &["spec", "template", "spec"], key)
 }
 
 /// Deployments: Name, Ready, Up-to-date, Available, Age (+ wide: Containers, Images,
