@@ -3,7 +3,8 @@
 //! Established, serving the CRD's versions, deleting its objects before it goes), the
 //! namespace controller ([`namespace`]), the garbage collector ([`gc`]), the
 //! storage-version-migration controller ([`migration`]), and the `default` ServiceAccount
-//! and `kube-root-ca.crt` ConfigMap of every namespace ([`namespace_objects`]). Every
+//! and `kube-root-ca.crt` ConfigMap of every namespace ([`namespace_objects`]), and the end
+//! of Pods' grace periods, where a kubelet would delete them ([`pod_termination`]). Every
 //! controller follows its resources through the watch caches, writes through the REST
 //! store (`kapi_registry::rest`, so strategies, validation and resourceVersions apply),
 //! reconciles everything when it starts, and stops on shutdown. With several kapi processes on one etcd, the namespace,
@@ -18,6 +19,7 @@ pub mod leader;
 pub mod migration;
 pub mod namespace;
 pub mod namespace_objects;
+pub mod pod_termination;
 pub mod runtime;
 
 pub use context::{Context, PostStartHooks};
@@ -47,7 +49,7 @@ impl Default for ControllerOptions {
 
 /// The controllers `--controllers` can turn off, kube-controller-manager's names first and
 /// their older aliases after. The CRD controller is the API server's own and always runs.
-pub const OPTIONAL: [(&str, &[&str]); 5] = [
+pub const OPTIONAL: [(&str, &[&str]); 6] = [
     (namespace::NAME, &["namespace"]),
     (gc::NAME, &["garbagecollector", "garbage-collector"]),
     (migration::NAME, &["storage-version-migrator"]),
@@ -56,6 +58,7 @@ pub const OPTIONAL: [(&str, &[&str]); 5] = [
         namespace_objects::ROOT_CA_NAME,
         &["root-ca-cert-publisher", "root-ca-certificate-publisher"],
     ),
+    (pod_termination::NAME, &["pod-termination"]),
 ];
 
 /// A `--controllers` list as kube-controller-manager reads it: `*` turns on every
@@ -138,13 +141,14 @@ const CRD_FIRST_PASS: Duration = Duration::from_secs(10);
 
 /// The post-start hooks the controllers mark; [`start`] registers those of the controllers
 /// it runs.
-pub const HOOKS: [&str; 6] = [
+pub const HOOKS: [&str; 7] = [
     crd::HOOK,
     namespace::HOOK,
     gc::HOOK,
     migration::HOOK,
     namespace_objects::SERVICE_ACCOUNT_HOOK,
     namespace_objects::ROOT_CA_HOOK,
+    pod_termination::HOOK,
 ];
 
 /// Starts every controller. Returns once the CRD controller has reconciled the stored
@@ -161,6 +165,7 @@ pub async fn start(
         Arc::new(gc::GarbageCollector::new()),
         Arc::new(migration::MigrationController),
         Arc::new(namespace_objects::NamespaceObjectController::service_accounts()),
+        Arc::new(pod_termination::PodTermination),
     ];
     // Like kube-controller-manager's, the publisher runs only when there is a CA to publish.
     if let Some(ca) = &ctx.root_ca {

@@ -58,8 +58,10 @@ pub struct ServeArgs {
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     leader_elect_retry_period: Duration,
     /// Controllers to run, as kube-controller-manager's flag: '*' runs all (namespace-controller,
-    /// garbage-collector-controller, storage-version-migrator-controller), 'foo' runs foo,
-    /// '-foo' does not. The CRD controller always runs.
+    /// garbage-collector-controller, storage-version-migrator-controller,
+    /// serviceaccount-controller, root-ca-certificate-publisher-controller,
+    /// pod-termination-controller), 'foo' runs foo, '-foo' does not. The CRD controller always
+    /// runs.
     #[arg(long, value_delimiter = ',', default_value = "*")]
     controllers: Vec<String>,
     /// A CIDR notation IPv4 range from which to assign service cluster IPs (the first

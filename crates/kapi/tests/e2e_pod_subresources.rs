@@ -460,9 +460,114 @@ async fn kubectl_drain_evicts_the_pods_bound_to_a_node() {
     )
     .await;
     assert_eq!(s, 201, "{v}");
-    kapi.kubectl_ok(&["drain", "n1", "--force", "--timeout=20s"]);
+    // A bound Pod keeps its grace period; kubectl waits for it to end.
+    kapi.kubectl_ok(&[
+        "drain",
+        "n1",
+        "--force",
+        "--grace-period=1",
+        "--timeout=20s",
+    ]);
     let (s, _) = send(&kapi, "GET", &format!("{PODS}/p"), "", &Value::Null).await;
     assert_eq!(s, 404);
     let n = get(&kapi, "/api/v1/nodes/n1").await;
     assert_eq!(n["spec"]["unschedulable"], true);
+}
+
+/// A Pod bound to node `n1`.
+async fn bound_pod(kapi: &Kapi, name: &str) {
+    pod(kapi, name).await;
+    let (s, v) = send(
+        kapi,
+        "POST",
+        &format!("{PODS}/{name}/binding"),
+        "application/json",
+        &binding(name, "n1"),
+    )
+    .await;
+    assert_eq!(s, 201, "{v}");
+}
+
+async fn delete_with_grace(kapi: &Kapi, name: &str, grace: i64) -> (u16, Value) {
+    send(
+        kapi,
+        "DELETE",
+        &format!("{PODS}/{name}"),
+        "application/json",
+        &json!({"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": grace}),
+    )
+    .await
+}
+
+/// Polls the Pod until it is gone (true) or `secs` pass (false).
+async fn gone_within(kapi: &Kapi, name: &str, secs: u64) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < deadline {
+        let (s, _) = send(kapi, "GET", &format!("{PODS}/{name}"), "", &Value::Null).await;
+        if s == 404 {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn a_bound_pod_stays_terminating_until_its_grace_period_ends() {
+    let kapi = Kapi::start().await;
+    bound_pod(&kapi, "p").await;
+    let (s, deleting) = delete_with_grace(&kapi, "p", 2).await;
+    assert_eq!(s, 200, "{deleting}");
+    assert_eq!(deleting["metadata"]["deletionGracePeriodSeconds"], 2);
+    assert!(deleting["metadata"]["deletionTimestamp"].is_string());
+    let still = get(&kapi, &format!("{PODS}/p")).await;
+    assert_eq!(
+        still["metadata"]["deletionTimestamp"],
+        deleting["metadata"]["deletionTimestamp"]
+    );
+    // The pod-termination controller deletes it when the grace period ends, as a kubelet
+    // would once the containers stopped.
+    assert!(gone_within(&kapi, "p", 15).await, "{}", kapi.log());
+}
+
+#[tokio::test]
+async fn a_pod_no_node_runs_is_deleted_at_once_whatever_grace_is_asked() {
+    let kapi = Kapi::start().await;
+    pod(&kapi, "p").await;
+    let (s, v) = delete_with_grace(&kapi, "p", 30).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, _) = send(&kapi, "GET", &format!("{PODS}/p"), "", &Value::Null).await;
+    assert_eq!(s, 404);
+}
+
+#[tokio::test]
+async fn deleting_again_with_zero_grace_ends_a_pending_grace_period_at_once() {
+    let kapi = Kapi::start().await;
+    bound_pod(&kapi, "p").await;
+    let (s, v) = delete_with_grace(&kapi, "p", 300).await;
+    assert_eq!(s, 200, "{v}");
+    // A longer period changes nothing; a shorter one brings the deletion forward.
+    let (_, same) = delete_with_grace(&kapi, "p", 600).await;
+    assert_eq!(same["metadata"]["deletionGracePeriodSeconds"], 300);
+    let (_, shorter) = delete_with_grace(&kapi, "p", 100).await;
+    assert_eq!(shorter["metadata"]["deletionGracePeriodSeconds"], 100);
+    let at = |v: &Value| {
+        chrono::DateTime::parse_from_rfc3339(v["metadata"]["deletionTimestamp"].as_str().unwrap())
+            .unwrap()
+    };
+    assert_eq!((at(&same) - at(&shorter)).num_seconds(), 200);
+    let (s, v) = delete_with_grace(&kapi, "p", 0).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, _) = send(&kapi, "GET", &format!("{PODS}/p"), "", &Value::Null).await;
+    assert_eq!(s, 404);
+}
+
+#[tokio::test]
+async fn kubectl_delete_of_a_bound_pod_returns_once_its_grace_period_ended() {
+    let kapi = Kapi::start().await;
+    bound_pod(&kapi, "p").await;
+    let out = kapi.kubectl_ok(&["delete", "pod", "p", "--grace-period=1", "--timeout=20s"]);
+    assert!(out.contains("pod \"p\" deleted"), "{out}");
+    let (s, _) = send(&kapi, "GET", &format!("{PODS}/p"), "", &Value::Null).await;
+    assert_eq!(s, 404);
 }

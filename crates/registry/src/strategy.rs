@@ -109,10 +109,10 @@ pub trait DeleteStrategy: Send + Sync {
         false
     }
 
-    /// The grace period of a delete that asked for none (kube's
-    /// `RESTGracefulDeleteStrategy`): `None` for kinds deleted at once, which ignore
-    /// `gracePeriodSeconds` as upstream's non-graceful kinds do.
-    fn default_grace_period_seconds(&self, _obj: &Value) -> Option<i64> {
+    /// The grace period of deleting `obj` when the request asked for `requested` seconds
+    /// (kube's `RESTGracefulDeleteStrategy.CheckGracefulDelete`): `None` for kinds deleted
+    /// at once, which ignore `gracePeriodSeconds` as upstream's non-graceful kinds do.
+    fn grace_period_seconds(&self, _obj: &Value, _requested: Option<i64>) -> Option<i64> {
         None
     }
 }

@@ -380,7 +380,30 @@ impl UpdateStrategy for WorkloadStrategy {
     }
 }
 
-impl DeleteStrategy for WorkloadStrategy {}
+impl DeleteStrategy for WorkloadStrategy {
+    /// Pods are deleted gracefully (kube's pod strategy `CheckGracefulDelete`): the period
+    /// asked for, else `spec.terminationGracePeriodSeconds`; at once (0) when the Pod is
+    /// not bound to a node or has finished; a negative period counts as 1 s.
+    fn grace_period_seconds(&self, obj: &Value, requested: Option<i64>) -> Option<i64> {
+        if self.workload != Workload::Pod {
+            return None;
+        }
+        let default = || {
+            meta::nested(obj, &["spec", "terminationGracePeriodSeconds"])
+                .and_then(Value::as_i64)
+                .unwrap_or(0)
+        };
+        let mut period = requested.unwrap_or_else(default);
+        let unbound = meta::nested(obj, &["spec", "nodeName"])
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty);
+        let phase = meta::nested(obj, &["status", "phase"]).and_then(Value::as_str);
+        if unbound || matches!(phase, Some("Failed" | "Succeeded")) {
+            period = 0;
+        }
+        Some(if period < 0 { 1 } else { period })
+    }
+}
 
 impl Strategy for WorkloadStrategy {
     fn has_status(&self) -> bool {
@@ -426,6 +449,38 @@ mod tests {
             generic: GenericStrategy::default(),
             workload: Workload::Controller { scale: true },
         }
+    }
+
+    fn pods() -> WorkloadStrategy {
+        WorkloadStrategy {
+            generic: GenericStrategy::default(),
+            workload: Workload::Pod,
+        }
+    }
+
+    #[test]
+    fn a_bound_pod_gets_the_grace_asked_for_else_its_termination_grace_period() {
+        let pod = json!({"spec": {"nodeName": "n1", "terminationGracePeriodSeconds": 30},
+            "status": {"phase": "Running"}});
+        assert_eq!(pods().grace_period_seconds(&pod, None), Some(30));
+        assert_eq!(pods().grace_period_seconds(&pod, Some(5)), Some(5));
+        assert_eq!(pods().grace_period_seconds(&pod, Some(-3)), Some(1));
+    }
+
+    #[test]
+    fn an_unbound_or_finished_pod_is_deleted_at_once() {
+        let unbound = json!({"spec": {"terminationGracePeriodSeconds": 30}});
+        let done = json!({"spec": {"nodeName": "n1"}, "status": {"phase": "Succeeded"}});
+        assert_eq!(pods().grace_period_seconds(&unbound, Some(10)), Some(0));
+        assert_eq!(pods().grace_period_seconds(&done, None), Some(0));
+    }
+
+    #[test]
+    fn controllers_are_not_deleted_gracefully() {
+        assert_eq!(
+            deployments().grace_period_seconds(&json!({}), Some(10)),
+            None
+        );
     }
 
     #[test]

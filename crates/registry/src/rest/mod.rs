@@ -703,9 +703,7 @@ impl<'a> RestStore<'a> {
                 _ if opts.orphan_dependents == Some(true) => Some("orphan"),
                 _ => strategy.delete_finalizer(),
             };
-            let grace = strategy
-                .default_grace_period_seconds(&current.object)
-                .map(|default| opts.grace_period_seconds.unwrap_or(default).max(0));
+            let grace = strategy.grace_period_seconds(&current.object, opts.grace_period_seconds);
             let pending = strategy.on_delete_finalizes_content()
                 || !meta::finalizers(&current.object).is_empty()
                 || finalizer.is_some()
@@ -842,10 +840,30 @@ impl<'a> RestStore<'a> {
         Ok(())
     }
 
-    /// The object marked as being deleted: deletionTimestamp (kept when already set),
-    /// deletionGracePeriodSeconds, generation bumped, the propagation finalizer added.
+    /// The object marked as being deleted: deletionTimestamp and deletionGracePeriodSeconds
+    /// (an object already waiting for a longer grace period has both brought forward, as
+    /// only a shorter period may be asked for), generation bumped, the propagation
+    /// finalizer added.
     fn mark_deleting(&self, current: &Stored, finalizer: Option<&str>, grace: i64) -> Value {
         let mut obj = current.object.clone();
+        let pending_grace =
+            meta::nested(&obj, &["metadata", "deletionGracePeriodSeconds"]).and_then(Value::as_i64);
+        let deleting_at =
+            chrono::DateTime::parse_from_rfc3339(meta::meta_str(&obj, "deletionTimestamp"));
+        if let (Some(pending), Ok(at)) = (pending_grace, deleting_at)
+            && grace < pending
+        {
+            let at = at + chrono::Duration::seconds(grace - pending);
+            meta::set_meta(
+                &mut obj,
+                "deletionTimestamp",
+                Some(json!(
+                    at.to_utc()
+                        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                )),
+            );
+            meta::set_meta(&mut obj, "deletionGracePeriodSeconds", Some(json!(grace)));
+        }
         if meta::meta_str(&obj, "deletionTimestamp").is_empty() {
             let at = chrono::Utc::now() + chrono::Duration::seconds(grace);
             meta::set_meta(
