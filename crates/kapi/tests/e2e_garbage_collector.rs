@@ -1,7 +1,10 @@
-//! The garbage collector end to end (issue 16, first step): ownerReferences made by the
-//! test, deleted with kubectl's `--cascade=background|foreground|orphan` and with the `kube`
-//! crate's DeleteParams, and a cascade left undone by a kapi running without the collector
-//! (`--controllers=*,-garbage-collector-controller`) finished by the next start.
+//! The garbage collector end to end (issue 16): ownerReferences made by the test (between
+//! ConfigMaps, a custom resource and ConfigMaps, and a Deployment → ReplicaSet → Pods chain
+//! as the controllers would make it), deleted with kubectl's
+//! `--cascade=background|foreground|orphan` and with the `kube` crate's DeleteParams, and a
+//! cascade left undone by a kapi running without the collector
+//! (`--controllers=*,-garbage-collector-controller`) or killed mid-way finished by the next
+//! start.
 
 mod e2e_support;
 
@@ -215,4 +218,138 @@ async fn deleting_a_custom_resource_collects_the_configmaps_it_owns() {
         get_cm(&kapi, "owned").is_none()
     })
     .await;
+}
+
+/// Applies `obj` (JSON) with kubectl and reads it back.
+fn apply(kapi: &Kapi, kind: &str, obj: Value) -> Value {
+    let name = obj["metadata"]["name"].as_str().unwrap().to_owned();
+    let path = kapi
+        .kubeconfig()
+        .with_file_name(format!("{kind}-{name}.json"));
+    std::fs::write(&path, obj.to_string()).unwrap();
+    kapi.kubectl_ok(&["apply", "-f", path.to_str().unwrap()]);
+    get(kapi, kind, &name).expect("created")
+}
+
+fn get(kapi: &Kapi, kind: &str, name: &str) -> Option<Value> {
+    let out = kapi.kubectl(&["get", kind, name, "-o", "json"]);
+    out.status
+        .success()
+        .then(|| serde_json::from_slice(&out.stdout).unwrap())
+}
+
+/// The controller reference to `owner` a Deployment or ReplicaSet controller would write.
+fn controller_ref(owner: &Value) -> Value {
+    json!([{"apiVersion": owner["apiVersion"], "kind": owner["kind"],
+        "name": owner["metadata"]["name"], "uid": owner["metadata"]["uid"],
+        "controller": true, "blockOwnerDeletion": true}])
+}
+
+/// A Deployment `web`, its ReplicaSet `web-1` and two Pods of it (`web-1-a` holding a
+/// finalizer when `hold`), linked by owner references as the controllers make them.
+fn deployment_chain(kapi: &Kapi, hold: bool) {
+    let labels = json!({"app": "web"});
+    let template = json!({"metadata": {"labels": labels},
+        "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}});
+    let d = apply(
+        kapi,
+        "deployment",
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": labels}, "template": template}}),
+    );
+    let rs = apply(
+        kapi,
+        "replicaset",
+        json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": "web-1", "namespace": "default",
+                "ownerReferences": controller_ref(&d)},
+            "spec": {"selector": {"matchLabels": labels}, "template": template}}),
+    );
+    for (pod, finalizers) in [("web-1-a", hold), ("web-1-b", false)] {
+        let finalizers = if finalizers {
+            json!(["example.com/hold"])
+        } else {
+            json!([])
+        };
+        apply(
+            kapi,
+            "pod",
+            json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": pod, "namespace": "default", "labels": labels,
+                    "ownerReferences": controller_ref(&rs), "finalizers": finalizers},
+                "spec": template["spec"]}),
+        );
+    }
+}
+
+fn chain_left(kapi: &Kapi) -> Vec<&'static str> {
+    [
+        ("deployment", "web"),
+        ("replicaset", "web-1"),
+        ("pod", "web-1-a"),
+        ("pod", "web-1-b"),
+    ]
+    .into_iter()
+    .filter(|(kind, name)| get(kapi, kind, name).is_some())
+    .map(|(_, name)| name)
+    .collect()
+}
+
+#[tokio::test]
+async fn a_deployment_deleted_in_the_background_takes_its_replicaset_and_pods() {
+    let kapi = Kapi::start().await;
+    deployment_chain(&kapi, false);
+    kapi.kubectl_ok(&["delete", "deployment", "web"]);
+    wait_until("the whole chain to go", || chain_left(&kapi).is_empty()).await;
+}
+
+#[tokio::test]
+async fn a_deployment_deleted_in_the_foreground_goes_after_its_replicaset_and_pods() {
+    let kapi = Kapi::start().await;
+    deployment_chain(&kapi, true);
+    kapi.kubectl_ok(&[
+        "delete",
+        "deployment",
+        "web",
+        "--cascade=foreground",
+        "--wait=false",
+    ]);
+    // The held Pod keeps its ReplicaSet, which keeps the Deployment; the other Pod goes.
+    wait_until("all but the held pod's owners to go", || {
+        chain_left(&kapi) == ["web", "web-1", "web-1-a"]
+    })
+    .await;
+    for (kind, name) in [("deployment", "web"), ("replicaset", "web-1")] {
+        let waiting = get(&kapi, kind, name).unwrap();
+        assert_eq!(
+            waiting["metadata"]["finalizers"],
+            json!(["foregroundDeletion"]),
+            "{kind}"
+        );
+    }
+    kapi.kubectl_ok(&[
+        "patch",
+        "pod",
+        "web-1-a",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ]);
+    wait_until("the whole chain to go", || chain_left(&kapi).is_empty()).await;
+}
+
+#[tokio::test]
+async fn an_orphaned_deployments_replicaset_keeps_its_pods_and_loses_its_owner() {
+    let kapi = Kapi::start().await;
+    deployment_chain(&kapi, false);
+    kapi.kubectl_ok(&["delete", "deployment", "web", "--cascade=orphan"]);
+    wait_until("the deployment to go", || {
+        get(&kapi, "deployment", "web").is_none()
+    })
+    .await;
+    let rs = get(&kapi, "replicaset", "web-1").expect("the ReplicaSet stays");
+    assert!(rs["metadata"].get("ownerReferences").is_none(), "{rs}");
+    let pod = get(&kapi, "pod", "web-1-b").expect("its Pods stay");
+    assert_eq!(pod["metadata"]["ownerReferences"][0]["name"], "web-1");
 }
