@@ -71,6 +71,16 @@ pub struct ServeArgs {
     /// A port range to reserve for services with NodePort visibility, `lo-hi` inclusive.
     #[arg(long, default_value = "30000-32767")]
     service_node_port_range: String,
+    /// Authorizers, in order, as kube-apiserver's flag: RBAC (roles and bindings; members
+    /// of system:masters may do anything), AlwaysAllow, and Node (no opinion: kapi has no
+    /// nodes' users).
+    #[arg(long, default_value = "RBAC", value_parser = kapi_server::authz::Mode::parse)]
+    authorization_mode: kapi_server::authz::Mode,
+    /// A token file in kube-apiserver's CSV format (`token,user,uid,"group1,group2"`): each
+    /// bearer token authenticates its user, with its groups. The data dir's own token file
+    /// (the admin kubeconfig's token) is always read too.
+    #[arg(long)]
+    token_auth_file: Option<std::path::PathBuf>,
 }
 
 /// Parses Go-style durations: `300ms`, `10s`, `5m`, `1h` (or bare seconds).
@@ -123,6 +133,15 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         &args.service_cluster_ip_range,
         &args.service_node_port_range,
     )?;
+    let token_users = match &args.token_auth_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--token-auth-file {}: {e}", path.display()))?;
+            kapi_server::token_file::parse(&text)
+                .map_err(|e| format!("--token-auth-file {}: {e}", path.display()))?
+        }
+        None => Default::default(),
+    };
     let opts = ServerOptions {
         bind_address: args.bind_address,
         secure_port: args.secure_port,
@@ -130,6 +149,8 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         advertise_address: args.advertise_address,
         webhooks,
         service_network: service_network.clone(),
+        authorization: args.authorization_mode,
+        token_users,
     };
     let shutdown = shutdown_signal()?;
     let registry = Arc::new(Registry::new());

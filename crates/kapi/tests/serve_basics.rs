@@ -67,16 +67,37 @@ async fn wrong_bearer_token_gets_401() {
     assert_eq!(status, 401);
 }
 
-#[tokio::test]
-async fn client_certificate_signed_by_the_ca_is_accepted() {
-    let kapi = Kapi::start().await;
-    let (cert, key) = kapi_server::pki::issue_client_cert(kapi.dir.path(), "alice").unwrap();
+/// A client authenticating with a certificate the data dir's CA signed.
+async fn certificate_client(kapi: &Kapi, user: &str, group: Option<&str>) -> kube::Client {
+    let (cert, key) = kapi_server::pki::issue_client_cert(kapi.dir.path(), user, group).unwrap();
     let mut config = kapi.config().await;
     config.auth_info = Default::default();
     config.auth_info.client_certificate_data = Some(base64(cert.as_bytes()));
     config.auth_info.client_key_data = Some(base64(key.as_bytes()).into());
-    let client = kube::Client::try_from(config).unwrap();
+    kube::Client::try_from(config).unwrap()
+}
+
+#[tokio::test]
+async fn a_client_certificate_in_system_masters_may_do_anything() {
+    let kapi = Kapi::start().await;
+    let client = certificate_client(&kapi, "alice", Some("system:masters")).await;
     let (status, _, _) = send_raw(&client, get("/metrics")).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn a_client_certificates_common_name_is_the_user_rbac_judges() {
+    let kapi = Kapi::start().await;
+    let client = certificate_client(&kapi, "alice", None).await;
+    // Authenticated (not 401), but no role grants alice the metrics.
+    let (status, _, body) = send_raw(&client, get("/metrics")).await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        json(&body)["message"],
+        r#"forbidden: User "alice" cannot get path "/metrics""#
+    );
+    // Every authenticated user may read discovery (system:discovery).
+    let (status, _, _) = send_raw(&client, get("/apis")).await;
     assert_eq!(status, 200);
 }
 

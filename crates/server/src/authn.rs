@@ -1,5 +1,8 @@
-//! Authentication: bearer tokens from the token file, or client certificates signed by the
-//! CA. Everything else gets 401, except the health and version endpoints.
+//! Authentication: bearer tokens of the token files (kapi's own `tokens.csv` and
+//! `--token-auth-file`, each token naming a user, uid and groups), or client certificates
+//! signed by the CA (CN = user, O = groups). Every authenticated user is also in
+//! `system:authenticated`. Everything else gets 401, except the health and version
+//! endpoints.
 
 use crate::listener::ClientCertUser;
 use crate::status::ApiError;
@@ -7,25 +10,54 @@ use axum::extract::{Request, State};
 use axum::http::header::AUTHORIZATION;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Arc;
 
-/// The authenticated user of a request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct User(pub String);
+/// The group of every authenticated user.
+pub const AUTHENTICATED: &str = "system:authenticated";
+/// The group whose members every authorizer allows everything.
+pub const MASTERS: &str = "system:masters";
 
-/// Accepted bearer tokens.
+/// The authenticated user of a request (kube's `user.Info`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User {
+    /// User name.
+    pub name: String,
+    /// Unique id (may be empty).
+    pub uid: String,
+    /// Groups, `system:authenticated` among them.
+    pub groups: Vec<String>,
+}
+
+impl User {
+    /// An authenticated user: `groups` plus `system:authenticated`.
+    pub fn authenticated(name: &str, uid: &str, mut groups: Vec<String>) -> Self {
+        if !groups.iter().any(|g| g == AUTHENTICATED) {
+            groups.push(AUTHENTICATED.to_owned());
+        }
+        Self {
+            name: name.to_owned(),
+            uid: uid.to_owned(),
+            groups,
+        }
+    }
+
+    /// Whether the user is in `group`.
+    pub fn in_group(&self, group: &str) -> bool {
+        self.groups.iter().any(|g| g == group)
+    }
+}
+
+/// Accepted bearer tokens and whom each authenticates.
 #[derive(Debug, Default)]
 pub struct Authenticator {
-    tokens: HashSet<String>,
+    tokens: HashMap<String, User>,
 }
 
 impl Authenticator {
     /// Accepts exactly these bearer tokens (plus CA-signed client certificates).
-    pub fn new(tokens: impl IntoIterator<Item = String>) -> Self {
-        Self {
-            tokens: tokens.into_iter().collect(),
-        }
+    pub fn new(tokens: HashMap<String, User>) -> Self {
+        Self { tokens }
     }
 
     /// The user a request authenticates as, if any.
@@ -33,13 +65,13 @@ impl Authenticator {
         if let Some(value) = req.headers().get(AUTHORIZATION)
             && let Ok(text) = value.to_str()
             && let Some(token) = strip_bearer(text)
-            && self.tokens.contains(token)
+            && let Some(user) = self.tokens.get(token)
         {
-            return Some(User("admin".to_owned()));
+            return Some(user.clone());
         }
         req.extensions()
             .get::<ClientCertUser>()
-            .map(|c| User(c.0.clone()))
+            .map(|c| c.0.clone())
     }
 }
 

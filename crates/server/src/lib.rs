@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod authn;
+pub mod authz;
 pub mod bootstrap;
 pub mod discovery;
 pub mod files;
@@ -28,6 +29,7 @@ mod openapi_schemas_meta;
 pub mod openapi_v2;
 pub mod openapi_v2_proto;
 pub mod pki;
+pub mod rbac_bootstrap;
 pub mod request_info;
 pub mod respond;
 mod server;
@@ -35,6 +37,7 @@ pub mod state;
 pub mod status;
 pub mod storage_versions;
 pub mod tls;
+pub mod token_file;
 
 pub use server::{BoxError, Server, ServerError, ServerOptions};
 pub use status::ApiError;

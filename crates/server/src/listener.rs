@@ -13,9 +13,27 @@ use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt;
 
-/// Marks a request that came over a connection with a CA-verified client certificate.
+/// The user of a connection with a CA-verified client certificate: its subject's common
+/// name, and its organizations as groups (kube's `CommonNameUserConversion`).
 #[derive(Debug, Clone)]
-pub struct ClientCertUser(pub String);
+pub struct ClientCertUser(pub crate::authn::User);
+
+/// The user a client certificate (DER) names; `None` without a common name.
+pub fn certificate_user(der: &[u8]) -> Option<crate::authn::User> {
+    let (_, cert) = x509_parser::parse_x509_certificate(der).ok()?;
+    let subject = cert.subject();
+    let name = subject
+        .iter_common_name()
+        .next()
+        .and_then(|cn| cn.as_str().ok())
+        .filter(|cn| !cn.is_empty())?;
+    let groups = subject
+        .iter_organization()
+        .filter_map(|o| o.as_str().ok())
+        .map(str::to_owned)
+        .collect();
+    Some(crate::authn::User::authenticated(name, "", groups))
+}
 
 /// How long open connections (e.g. watches) get to finish after shutdown starts.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
@@ -78,7 +96,8 @@ async fn serve_connection(
         .1
         .peer_certificates()
         .and_then(|certs| certs.first())
-        .map(|_| ClientCertUser("client-certificate".to_owned()));
+        .and_then(|cert| certificate_user(cert.as_ref()))
+        .map(ClientCertUser);
     let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
         if let Some(user) = &user {
             req.extensions_mut().insert(user.clone());

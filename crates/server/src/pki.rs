@@ -36,6 +36,9 @@ pub enum PkiError {
     /// The token file holds no usable token.
     #[error("{0}: no token in the token file")]
     NoToken(PathBuf),
+    /// The token file cannot be parsed.
+    #[error("{0}: {1}")]
+    TokenFile(PathBuf, crate::token_file::TokenFileError),
     /// The random number generator failed.
     #[error("random number generator failed")]
     Random,
@@ -50,8 +53,11 @@ pub struct Credentials {
     pub serving_cert_pem: String,
     /// PEM (PKCS#8) of the serving key.
     pub serving_key_pem: String,
-    /// Accepted bearer tokens (token file, first column).
-    pub tokens: Vec<String>,
+    /// The data dir's token file: token → user (the first line's token is the admin
+    /// kubeconfig's).
+    pub tokens: std::collections::HashMap<String, crate::authn::User>,
+    /// The token the admin kubeconfig carries.
+    pub admin_token: String,
 }
 
 impl Credentials {
@@ -72,19 +78,25 @@ impl Credentials {
             write_private(&cert_path, cert.as_bytes())?;
             write_private(&sans_path, sans_text.as_bytes())?;
         }
-        let tokens = load_or_create_tokens(data_dir)?;
+        let (tokens, admin_token) = load_or_create_tokens(data_dir)?;
         Ok(Self {
             ca_pem,
             serving_cert_pem: must_read(&cert_path)?,
             serving_key_pem: must_read(&data_dir.join(SERVING_KEY))?,
             tokens,
+            admin_token,
         })
     }
 }
 
-/// Issues a client certificate signed by the data dir's CA, for user `common_name`.
-/// Returns (certificate PEM, key PEM). Used by tests and by admins who prefer certificates.
-pub fn issue_client_cert(data_dir: &Path, common_name: &str) -> Result<(String, String), PkiError> {
+/// Issues a client certificate signed by the data dir's CA, for user `common_name`, in
+/// `group` when given (its organization). Returns (certificate PEM, key PEM). Used by tests
+/// and by admins who prefer certificates.
+pub fn issue_client_cert(
+    data_dir: &Path,
+    common_name: &str,
+    group: Option<&str>,
+) -> Result<(String, String), PkiError> {
     let ca_key = KeyPair::from_pem(&must_read(&data_dir.join(CA_KEY))?)?;
     let issuer = Issuer::new(ca_params()?, &ca_key);
     let key = KeyPair::generate()?;
@@ -93,6 +105,11 @@ pub fn issue_client_cert(data_dir: &Path, common_name: &str) -> Result<(String, 
     params
         .distinguished_name
         .push(DnType::CommonName, common_name);
+    if let Some(group) = group {
+        params
+            .distinguished_name
+            .push(DnType::OrganizationName, group);
+    }
     params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
     params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
     let cert = params.signed_by(&key, &issuer)?;
@@ -175,25 +192,33 @@ fn issue_serving_cert(ca_key: &KeyPair, sans: &[String]) -> Result<(String, Stri
     Ok((cert.pem(), key.serialize_pem()))
 }
 
-fn load_or_create_tokens(data_dir: &Path) -> Result<Vec<String>, PkiError> {
+/// The data dir's token file (created with one admin token in `system:masters` when
+/// missing) and the token of its first line.
+type Tokens = (
+    std::collections::HashMap<String, crate::authn::User>,
+    String,
+);
+
+fn load_or_create_tokens(data_dir: &Path) -> Result<Tokens, PkiError> {
     let path = data_dir.join(TOKEN_FILE);
-    if let Some(text) = read_to_string_opt(&path)? {
-        let tokens: Vec<String> = text
-            .lines()
-            .filter_map(|line| line.split(',').next())
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(str::to_owned)
-            .collect();
-        if tokens.is_empty() {
-            return Err(PkiError::NoToken(path));
+    let text = match read_to_string_opt(&path)? {
+        Some(text) => text,
+        None => {
+            let line = format!("{},admin,admin,\"system:masters\"\n", random_token()?);
+            write_private(&path, line.as_bytes())?;
+            line
         }
-        return Ok(tokens);
-    }
-    let token = random_token()?;
-    let line = format!("{token},admin,admin,\"system:masters\"\n");
-    write_private(&path, line.as_bytes())?;
-    Ok(vec![token])
+    };
+    let tokens =
+        crate::token_file::parse(&text).map_err(|e| PkiError::TokenFile(path.clone(), e))?;
+    let first = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .and_then(|l| l.split(',').next())
+        .map(|t| t.trim().to_owned())
+        .filter(|t| tokens.contains_key(t))
+        .ok_or(PkiError::NoToken(path))?;
+    Ok((tokens, first))
 }
 
 /// 32 random bytes, hex-encoded.
@@ -214,7 +239,7 @@ pub fn write_kubeconfig(
 ) -> Result<PathBuf, PkiError> {
     use base64::Engine;
     let ca = base64::engine::general_purpose::STANDARD.encode(creds.ca_pem.as_bytes());
-    let token = creds.tokens.first().map(String::as_str).unwrap_or_default();
+    let token = creds.admin_token.as_str();
     let text = format!(
         "apiVersion: v1\nkind: Config\nclusters:\n- name: kapi\n  cluster:\n    server: {server_url}\n    certificate-authority-data: {ca}\nusers:\n- name: admin\n  user:\n    token: {token}\ncontexts:\n- name: kapi\n  context:\n    cluster: kapi\n    user: admin\n    namespace: default\ncurrent-context: kapi\n"
     );

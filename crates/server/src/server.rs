@@ -31,6 +31,10 @@ pub struct ServerOptions {
     pub webhooks: Arc<kapi_apiextensions::WebhookEnvironment>,
     /// The Service network (`--service-cluster-ip-range`) the `kubernetes` Service is in.
     pub service_network: kapi_registry::builtin::ServiceNetwork,
+    /// How requests are authorized (`--authorization-mode`).
+    pub authorization: crate::authz::Mode,
+    /// Users of `--token-auth-file` (token → user), besides the data dir's admin token.
+    pub token_users: std::collections::HashMap<String, crate::authn::User>,
 }
 
 impl Default for ServerOptions {
@@ -42,6 +46,8 @@ impl Default for ServerOptions {
             advertise_address: None,
             webhooks: Default::default(),
             service_network: Default::default(),
+            authorization: Default::default(),
+            token_users: Default::default(),
         }
     }
 }
@@ -164,7 +170,9 @@ impl Server {
         prepared: Prepared,
     ) -> Result<Self, ServerError> {
         let (listener, tls, local_addr, kubeconfig, creds) = prepared;
-        let auth = Arc::new(Authenticator::new(creds.tokens.clone()));
+        let mut tokens = opts.token_users.clone();
+        tokens.extend(creds.tokens.clone());
+        let auth = Arc::new(Authenticator::new(tokens));
         let (shutdown, shutdown_rx) = tokio::sync::watch::channel(false);
         let health = Arc::new(crate::health::Health::new(
             store.clone(),
@@ -196,10 +204,24 @@ impl Server {
                 }
             }
         });
+        state.health.register(crate::rbac_bootstrap::HOOK);
+        let rbac_state = state.clone();
+        tokio::spawn(async move {
+            match crate::rbac_bootstrap::ensure(&rbac_state).await {
+                Ok(()) => rbac_state.health.mark_started(crate::rbac_bootstrap::HOOK),
+                Err(e) => {
+                    tracing::error!(error = %e, "the bootstrap RBAC policy could not be created")
+                }
+            }
+        });
+        let authz = Arc::new(crate::authz::Authorizer::new(
+            opts.authorization,
+            state.clone(),
+        ));
         Ok(Self {
             listener,
             tls,
-            app: router(auth, state.clone()),
+            app: router(auth, authz, state.clone()),
             state,
             local_addr,
             kubeconfig,
@@ -254,7 +276,11 @@ fn client_host(opts: &ServerOptions, bound: SocketAddr) -> SocketAddr {
     SocketAddr::new(ip, bound.port())
 }
 
-fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
+fn router(
+    auth: Arc<Authenticator>,
+    authz: Arc<crate::authz::Authorizer>,
+    state: Arc<ApiState>,
+) -> Router {
     let health = state.health.clone();
     let fixed_state = state.clone();
     let api = Router::new()
@@ -275,6 +301,11 @@ fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
     fixed
         .merge(api)
         .fallback(|| async { api::page_not_found() })
+        // Layers run outermost last-added first: authentication, then authorization.
+        .layer(axum::middleware::from_fn_with_state(
+            authz,
+            crate::authz::authorize,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             auth,
             authn::authenticate,

@@ -49,6 +49,25 @@ impl ApiError {
         Self::new(401, "Unauthorized", "Unauthorized")
     }
 
+    /// 403 Forbidden as `apierrors.NewForbidden` words it: `<resource>[.<group>] ["<name>"]
+    /// is forbidden: <err>`, or `forbidden: <err>` without a resource.
+    pub fn forbidden(group: &str, resource: &str, name: &str, err: &str) -> Self {
+        let qualified = match (resource, group) {
+            ("", _) => String::new(),
+            (r, "") => r.to_owned(),
+            (r, g) => format!("{r}.{g}"),
+        };
+        let message = match (qualified.as_str(), name) {
+            ("", _) => format!("forbidden: {err}"),
+            (q, "") => format!("{q} is forbidden: {err}"),
+            (q, n) => format!("{q} {n:?} is forbidden: {err}"),
+        };
+        Self {
+            details: named_details(group, resource, name),
+            ..Self::new(403, "Forbidden", message)
+        }
+    }
+
     /// 400 BadRequest with the given message and no details.
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(400, "BadRequest", message)

@@ -25,9 +25,10 @@ use serde_json::{Value, json};
 pub const COMPONENTS: [&str; 3] = ["controller-manager", "scheduler", "etcd-0"];
 
 /// The server's own post-start hooks (not controllers).
-const SERVER_HOOKS: [&str; 2] = [
+const SERVER_HOOKS: [&str; 3] = [
     crate::bootstrap::HOOK,
     crate::server::SYSTEM_NAMESPACES_HOOK,
+    crate::rbac_bootstrap::HOOK,
 ];
 
 /// Whether the request is for componentstatuses.

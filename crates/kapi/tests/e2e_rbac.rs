@@ -1,0 +1,246 @@
+//! RBAC authorization end to end (issue 15, first step): users of a `--token-auth-file`
+//! against Roles, ClusterRoles and their bindings made by the admin, over HTTPS with the
+//! `kube` crate and kubectl; denials are kube-apiserver's 403 Status, word for word.
+
+mod e2e_support;
+
+use e2e_support::{Kapi, json, send_raw};
+use serde_json::{Value, json};
+
+const USERS: &str =
+    "alice-token,alice,1001,\"dev\"\nci-token,system:serviceaccount:build:ci,1002\n";
+
+/// kapi with the test's token file (alice in group dev; the build/ci ServiceAccount's name).
+async fn kapi_with_users(extra: &[&str]) -> Kapi {
+    let dir = tempfile::tempdir().unwrap();
+    let users = dir.path().join("users.csv");
+    std::fs::write(&users, USERS).unwrap();
+    let mut args = vec!["--token-auth-file", users.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let args: Vec<String> = args.into_iter().map(str::to_owned).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    Kapi::start_in(dir, &args).await
+}
+
+/// A client with `token` (and the kubeconfig's CA).
+async fn as_user(kapi: &Kapi, token: &str) -> kube::Client {
+    let mut config = kapi.config().await;
+    config.auth_info = Default::default();
+    config.auth_info.token = Some(token.to_owned().into());
+    kube::Client::try_from(config).unwrap()
+}
+
+fn request(method: &str, path: &str, body: &Value) -> http::Request<Vec<u8>> {
+    http::Request::builder()
+        .method(method)
+        .uri(path)
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .body(if body.is_null() {
+            Vec::new()
+        } else {
+            body.to_string().into_bytes()
+        })
+        .unwrap()
+}
+
+async fn send(client: &kube::Client, method: &str, path: &str, body: &Value) -> (u16, Value) {
+    let (status, _, bytes) = send_raw(client, request(method, path, body)).await;
+    let value = if bytes.is_empty() {
+        Value::Null
+    } else {
+        json(&bytes)
+    };
+    (status, value)
+}
+
+/// The admin creates `obj` at `path`.
+async fn admin_creates(kapi: &Kapi, path: &str, obj: Value) {
+    let (status, v) = send(&kapi.client().await, "POST", path, &obj).await;
+    assert_eq!(status, 201, "{v}");
+}
+
+const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
+const ROLES: &str = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles";
+const ROLE_BINDINGS: &str = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings";
+
+fn configmap_reader() -> Value {
+    json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+        "metadata": {"name": "cm-reader"},
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}]})
+}
+
+fn role_binding(name: &str, role_kind: &str, role: &str, subject: Value) -> Value {
+    json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+        "metadata": {"name": name},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": role_kind, "name": role},
+        "subjects": [subject]})
+}
+
+#[tokio::test]
+async fn a_user_without_a_role_gets_kube_apiservers_403() {
+    let kapi = kapi_with_users(&[]).await;
+    let alice = as_user(&kapi, "alice-token").await;
+    let (status, s) = send(&alice, "GET", CONFIGMAPS, &Value::Null).await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        s,
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "configmaps is forbidden: User \"alice\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\"",
+            "reason": "Forbidden", "details": {"kind": "configmaps"}, "code": 403})
+    );
+}
+
+#[tokio::test]
+async fn a_role_binding_grants_what_its_role_allows_and_nothing_more() {
+    let kapi = kapi_with_users(&[]).await;
+    admin_creates(&kapi, ROLES, configmap_reader()).await;
+    let subject = json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"});
+    admin_creates(
+        &kapi,
+        ROLE_BINDINGS,
+        role_binding("alice-reads", "Role", "cm-reader", subject),
+    )
+    .await;
+    let alice = as_user(&kapi, "alice-token").await;
+    let (status, v) = send(&alice, "GET", CONFIGMAPS, &Value::Null).await;
+    assert_eq!(status, 200, "{v}");
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}});
+    let (status, s) = send(&alice, "POST", CONFIGMAPS, &cm).await;
+    assert_eq!(status, 403, "{s}");
+    let (status, s) = send(
+        &alice,
+        "GET",
+        "/api/v1/namespaces/kube-system/configmaps/x",
+        &Value::Null,
+    )
+    .await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        s["message"],
+        "configmaps \"x\" is forbidden: User \"alice\" cannot get resource \"configmaps\" in API group \"\" in the namespace \"kube-system\""
+    );
+}
+
+#[tokio::test]
+async fn a_group_bound_cluster_wide_is_allowed_in_every_namespace() {
+    let kapi = kapi_with_users(&[]).await;
+    let mut role = configmap_reader();
+    role["kind"] = json!("ClusterRole");
+    admin_creates(
+        &kapi,
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+        role,
+    )
+    .await;
+    let mut binding = role_binding(
+        "dev-reads",
+        "ClusterRole",
+        "cm-reader",
+        json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "dev"}),
+    );
+    binding["kind"] = json!("ClusterRoleBinding");
+    admin_creates(
+        &kapi,
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+        binding,
+    )
+    .await;
+    let alice = as_user(&kapi, "alice-token").await;
+    for ns in ["default", "kube-system"] {
+        let path = format!("/api/v1/namespaces/{ns}/configmaps");
+        let (status, v) = send(&alice, "GET", &path, &Value::Null).await;
+        assert_eq!(status, 200, "{ns}: {v}");
+    }
+    let (status, _) = send(&alice, "GET", "/api/v1/configmaps", &Value::Null).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn a_service_account_subject_names_the_account_in_its_namespace() {
+    let kapi = kapi_with_users(&[]).await;
+    admin_creates(&kapi, ROLES, configmap_reader()).await;
+    let subject = json!({"kind": "ServiceAccount", "name": "ci", "namespace": "build"});
+    admin_creates(
+        &kapi,
+        ROLE_BINDINGS,
+        role_binding("ci-reads", "Role", "cm-reader", subject),
+    )
+    .await;
+    let ci = as_user(&kapi, "ci-token").await;
+    let (status, v) = send(&ci, "GET", CONFIGMAPS, &Value::Null).await;
+    assert_eq!(status, 200, "{v}");
+}
+
+#[tokio::test]
+async fn a_binding_to_a_missing_role_is_named_in_the_denial() {
+    let kapi = kapi_with_users(&[]).await;
+    let subject = json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"});
+    admin_creates(
+        &kapi,
+        ROLE_BINDINGS,
+        role_binding("dangling", "Role", "gone", subject),
+    )
+    .await;
+    let alice = as_user(&kapi, "alice-token").await;
+    let (status, s) = send(&alice, "GET", CONFIGMAPS, &Value::Null).await;
+    assert_eq!(status, 403);
+    assert!(
+        s["message"]
+            .as_str()
+            .unwrap()
+            .ends_with(": RBAC: role.rbac.authorization.k8s.io \"gone\" not found"),
+        "{s}"
+    );
+}
+
+#[tokio::test]
+async fn every_authenticated_user_may_read_discovery_and_the_version() {
+    let kapi = kapi_with_users(&[]).await;
+    let alice = as_user(&kapi, "alice-token").await;
+    for path in ["/api", "/apis", "/apis/apps/v1", "/version", "/openapi/v2"] {
+        let (status, _, _) = send_raw(&alice, request("GET", path, &Value::Null)).await;
+        assert_eq!(status, 200, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn always_allow_lets_every_authenticated_user_through() {
+    let kapi = kapi_with_users(&["--authorization-mode=AlwaysAllow"]).await;
+    let alice = as_user(&kapi, "alice-token").await;
+    let (status, v) = send(&alice, "GET", CONFIGMAPS, &Value::Null).await;
+    assert_eq!(status, 200, "{v}");
+}
+
+#[tokio::test]
+async fn the_bootstrap_policy_is_there_after_start() {
+    let kapi = Kapi::start().await;
+    let out = kapi.kubectl_ok(&[
+        "get",
+        "clusterroles,clusterrolebindings",
+        "-l",
+        "kubernetes.io/bootstrapping=rbac-defaults",
+        "-o",
+        "name",
+    ]);
+    for want in [
+        "clusterrole.rbac.authorization.k8s.io/cluster-admin",
+        "clusterrole.rbac.authorization.k8s.io/system:discovery",
+        "clusterrolebinding.rbac.authorization.k8s.io/cluster-admin",
+        "clusterrolebinding.rbac.authorization.k8s.io/system:public-info-viewer",
+    ] {
+        assert!(out.contains(want), "{want} missing from\n{out}");
+    }
+}
+
+#[tokio::test]
+async fn kubectl_as_a_restricted_user_prints_the_forbidden_error() {
+    let kapi = kapi_with_users(&[]).await;
+    let out = kapi.kubectl(&["--token", "alice-token", "get", "configmaps"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Error from server (Forbidden): configmaps is forbidden: User \"alice\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\""),
+        "{err}"
+    );
+}

@@ -1,0 +1,683 @@
+//! Authorization (`--authorization-mode`): `AlwaysAllow`, or `RBAC` (the default) — Roles,
+//! ClusterRoles, RoleBindings and ClusterRoleBindings evaluated per request, as
+//! kube-apiserver's RBAC authorizer does: members of `system:masters` may do anything;
+//! otherwise a request is allowed when a rule of a role bound to the user (by name, by one
+//! of its groups, or as a ServiceAccount) covers its verb, API group, resource (with
+//! subresource), name and namespace, or its non-resource path. The policy is read from the
+//! watch caches of the four RBAC resources and rebuilt only when one of them moved. A denial
+//! is upstream's 403 Status: `configmaps is forbidden: User "alice" cannot list resource
+//! "configmaps" in API group "" in the namespace "default"`, with `: RBAC: …` naming the
+//! bindings whose role is missing.
+
+use crate::authn::{MASTERS, User};
+use crate::request_info::{self, RequestInfo};
+use crate::state::ApiState;
+use crate::status::ApiError;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use kapi_registry::cache::Cacher;
+use kapi_storage::{KeyValue, RangeRequest, Store};
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How requests are authorized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Every authenticated request is allowed.
+    AlwaysAllow,
+    /// RBAC (kube-apiserver's default on clusters).
+    #[default]
+    Rbac,
+}
+
+impl Mode {
+    /// Parses `--authorization-mode`, a chain as kube-apiserver takes it (`Node,RBAC`): a
+    /// chain with `AlwaysAllow` allows everything (every request reaches it when the others
+    /// have no opinion); `Node` is accepted and has no opinion (kapi has no nodes' users);
+    /// `Webhook`, `ABAC` and `AlwaysDeny` are refused.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut out = None;
+        for m in text.split(',').map(str::trim) {
+            match m {
+                "RBAC" => out = Some(out.unwrap_or(Mode::Rbac)),
+                "AlwaysAllow" => out = Some(Mode::AlwaysAllow),
+                "Node" => {}
+                other => {
+                    return Err(format!(
+                        "authorization mode {other:?} is not supported (kapi knows RBAC, Node and AlwaysAllow)"
+                    ));
+                }
+            }
+        }
+        out.ok_or_else(|| {
+            format!("{text:?} names no authorizer kapi can run (RBAC or AlwaysAllow)")
+        })
+    }
+}
+
+/// What a request asks to do (kube's `authorizer.Attributes`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Attributes {
+    /// A request for an API resource.
+    Resource {
+        /// `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
+        verb: String,
+        /// API group (empty for core).
+        group: String,
+        /// API version.
+        version: String,
+        /// Resource (plural).
+        resource: String,
+        /// Subresource, empty for none.
+        subresource: String,
+        /// Object name, empty for collections.
+        name: String,
+        /// Namespace, empty for cluster scope.
+        namespace: String,
+    },
+    /// Any other path (discovery, OpenAPI, metrics): the lower-case HTTP method and path.
+    NonResource {
+        /// `get`, `post`, `put`, `patch`, `delete`.
+        verb: String,
+        /// The request path.
+        path: String,
+    },
+}
+
+impl Attributes {
+    /// The attributes of a request.
+    pub fn of(method: &axum::http::Method, path: &str, query: Option<&str>) -> Self {
+        let watch = query.is_some_and(|q| {
+            form_urlencoded::parse(q.as_bytes())
+                .any(|(k, v)| k == "watch" && matches!(v.as_ref(), "true" | "1"))
+        });
+        match request_info::parse(method, path, watch) {
+            Some(RequestInfo::Resource(r)) => Attributes::Resource {
+                verb: r.verb.as_str().to_owned(),
+                group: r.group,
+                version: r.version,
+                resource: r.resource,
+                subresource: r.subresource.unwrap_or_default(),
+                name: r.name.unwrap_or_default(),
+                namespace: r.namespace.unwrap_or_default(),
+            },
+            _ => Attributes::NonResource {
+                verb: match *method {
+                    axum::http::Method::HEAD => "get".to_owned(),
+                    ref m => m.as_str().to_ascii_lowercase(),
+                },
+                path: path.to_owned(),
+            },
+        }
+    }
+
+    /// Upstream's 403 for a denial with `reason` (`responsewriters.Forbidden`).
+    pub fn forbidden(&self, user: &User, reason: &str) -> ApiError {
+        let suffix = if reason.is_empty() {
+            String::new()
+        } else {
+            format!(": {reason}")
+        };
+        match self {
+            Attributes::NonResource { verb, path } => ApiError::forbidden(
+                "",
+                "",
+                "",
+                &format!("User {:?} cannot {verb} path {path:?}{suffix}", user.name),
+            ),
+            Attributes::Resource {
+                verb,
+                group,
+                resource,
+                subresource,
+                name,
+                namespace,
+                ..
+            } => {
+                let full = if subresource.is_empty() {
+                    resource.clone()
+                } else {
+                    format!("{resource}/{subresource}")
+                };
+                let scope = if namespace.is_empty() {
+                    "at the cluster scope".to_owned()
+                } else {
+                    format!("in the namespace {namespace:?}")
+                };
+                ApiError::forbidden(
+                    group,
+                    resource,
+                    name,
+                    &format!(
+                        "User {:?} cannot {verb} resource {full:?} in API group {group:?} {scope}{suffix}",
+                        user.name
+                    ),
+                )
+            }
+        }
+    }
+}
+
+/// One policy rule of a role.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Rule {
+    #[serde(default)]
+    verbs: Vec<String>,
+    #[serde(default)]
+    api_groups: Vec<String>,
+    #[serde(default)]
+    resources: Vec<String>,
+    #[serde(default)]
+    resource_names: Vec<String>,
+    #[serde(default, rename = "nonResourceURLs")]
+    non_resource_urls: Vec<String>,
+}
+
+fn has(list: &[String], value: &str) -> bool {
+    list.iter().any(|v| v == "*" || v == value)
+}
+
+impl Rule {
+    /// Whether the rule covers the request (upstream's `RuleAllows`).
+    pub fn allows(&self, a: &Attributes) -> bool {
+        match a {
+            Attributes::Resource {
+                verb,
+                group,
+                resource,
+                subresource,
+                name,
+                ..
+            } => {
+                let combined = if subresource.is_empty() {
+                    resource.clone()
+                } else {
+                    format!("{resource}/{subresource}")
+                };
+                has(&self.verbs, verb)
+                    && has(&self.api_groups, group)
+                    && self.resources.iter().any(|r| {
+                        r == "*"
+                            || *r == combined
+                            || (!subresource.is_empty() && *r == format!("*/{subresource}"))
+                    })
+                    && (self.resource_names.is_empty() || self.resource_names.contains(name))
+            }
+            Attributes::NonResource { verb, path } => {
+                has(&self.verbs, verb)
+                    && self.non_resource_urls.iter().any(|u| {
+                        u == "*"
+                            || u == path
+                            || u.strip_suffix('*')
+                                .is_some_and(|prefix| path.starts_with(prefix))
+                    })
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct Meta {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    namespace: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct StoredRole {
+    #[serde(default)]
+    metadata: Meta,
+    #[serde(default)]
+    rules: Option<Vec<Rule>>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct RoleRef {
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    name: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct Subject {
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    namespace: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredBinding {
+    #[serde(default)]
+    metadata: Meta,
+    #[serde(default)]
+    role_ref: RoleRef,
+    #[serde(default)]
+    subjects: Option<Vec<Subject>>,
+}
+
+impl Subject {
+    /// Whether the subject names the user (upstream's `appliesToUser`); `namespace` is the
+    /// binding's (empty for a ClusterRoleBinding).
+    fn applies_to(&self, user: &User, namespace: &str) -> bool {
+        match self.kind.as_str() {
+            "User" => self.name == user.name,
+            "Group" => user.in_group(&self.name),
+            "ServiceAccount" => {
+                let ns = if self.namespace.is_empty() {
+                    namespace
+                } else {
+                    &self.namespace
+                };
+                !ns.is_empty() && user.name == format!("system:serviceaccount:{ns}:{}", self.name)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The RBAC objects at some revisions.
+#[derive(Default)]
+struct Policy {
+    revisions: [i64; 4],
+    cluster_roles: HashMap<String, Vec<Rule>>,
+    roles: HashMap<(String, String), Vec<Rule>>,
+    cluster_bindings: Vec<StoredBinding>,
+    bindings: HashMap<String, Vec<StoredBinding>>,
+}
+
+fn parse_all<T: for<'de> Deserialize<'de>>(kvs: &[KeyValue]) -> Vec<T> {
+    kvs.iter()
+        .filter_map(|kv| serde_json::from_slice(&kv.value).ok())
+        .collect()
+}
+
+/// Every object under `prefix`, read from the store itself.
+async fn read_prefix(store: &dyn Store, prefix: &str) -> Result<Vec<KeyValue>, ApiError> {
+    let mut out = Vec::new();
+    let mut page = RangeRequest::prefix(prefix.as_bytes()).with_limit(1000);
+    loop {
+        let resp = store
+            .range(page.clone())
+            .await
+            .map_err(|e| ApiError::internal(format!("reading the RBAC policy: {e}")))?;
+        let last = resp.kvs.last().map(|kv| kv.key.clone());
+        out.extend(resp.kvs);
+        page.revision = Some(resp.revision);
+        match last {
+            Some(key) if resp.more => page.start_after = Some(key),
+            _ => return Ok(out),
+        }
+    }
+}
+
+impl Policy {
+    /// The policy of the four collections' objects (roles, clusterroles, rolebindings,
+    /// clusterrolebindings).
+    fn load(objects: [Vec<KeyValue>; 4], revisions: [i64; 4]) -> Self {
+        let roles: Vec<StoredRole> = parse_all(&objects[0]);
+        let cluster_roles: Vec<StoredRole> = parse_all(&objects[1]);
+        let bindings: Vec<StoredBinding> = parse_all(&objects[2]);
+        let cluster_bindings: Vec<StoredBinding> = parse_all(&objects[3]);
+        let mut by_ns: HashMap<String, Vec<StoredBinding>> = HashMap::new();
+        for b in bindings {
+            by_ns
+                .entry(b.metadata.namespace.clone())
+                .or_default()
+                .push(b);
+        }
+        Policy {
+            revisions,
+            cluster_roles: cluster_roles
+                .into_iter()
+                .map(|r| (r.metadata.name, r.rules.unwrap_or_default()))
+                .collect(),
+            roles: roles
+                .into_iter()
+                .map(|r| {
+                    (
+                        (r.metadata.namespace, r.metadata.name),
+                        r.rules.unwrap_or_default(),
+                    )
+                })
+                .collect(),
+            cluster_bindings,
+            bindings: by_ns,
+        }
+    }
+
+    /// The rules of a binding's role, or why there are none.
+    fn rules_of(&self, binding: &StoredBinding) -> Result<&[Rule], String> {
+        let r = &binding.role_ref;
+        match r.kind.as_str() {
+            "ClusterRole" => self
+                .cluster_roles
+                .get(&r.name)
+                .map(Vec::as_slice)
+                .ok_or_else(|| {
+                    format!(
+                        "clusterrole.rbac.authorization.k8s.io {:?} not found",
+                        r.name
+                    )
+                }),
+            "Role" => self
+                .roles
+                .get(&(binding.metadata.namespace.clone(), r.name.clone()))
+                .map(Vec::as_slice)
+                .ok_or_else(|| format!("role.rbac.authorization.k8s.io {:?} not found", r.name)),
+            other => Err(format!("unknown role kind {other:?}")),
+        }
+    }
+
+    /// Allowed, or the errors met on the way (upstream's `VisitRulesFor`).
+    fn authorize(&self, user: &User, a: &Attributes) -> Result<(), Vec<String>> {
+        let mut errors = Vec::new();
+        let namespace = match a {
+            Attributes::Resource { namespace, .. } => namespace.as_str(),
+            Attributes::NonResource { .. } => "",
+        };
+        let cluster = self.cluster_bindings.iter().map(|b| (b, ""));
+        let local = self
+            .bindings
+            .get(namespace)
+            .filter(|_| !namespace.is_empty())
+            .into_iter()
+            .flatten()
+            .map(|b| (b, namespace));
+        for (binding, ns) in cluster.chain(local) {
+            let subjects = binding.subjects.as_deref().unwrap_or_default();
+            if !subjects.iter().any(|s| s.applies_to(user, ns)) {
+                continue;
+            }
+            match self.rules_of(binding) {
+                Ok(rules) if rules.iter().any(|r| r.allows(a)) => return Ok(()),
+                Ok(_) => {}
+                Err(e) => errors.push(e),
+            }
+        }
+        Err(errors)
+    }
+}
+
+/// The RBAC authorizer over the server's watch caches.
+pub struct Rbac {
+    policy: Mutex<Option<Arc<Policy>>>,
+}
+
+/// The storage prefixes of roles, clusterroles, rolebindings and clusterrolebindings.
+const RESOURCES: [&str; 4] = [
+    "roles",
+    "clusterroles",
+    "rolebindings",
+    "clusterrolebindings",
+];
+/// How long the first authorization may wait for the RBAC caches to load.
+const LOAD: Duration = Duration::from_secs(5);
+
+impl Rbac {
+    /// An authorizer that reads the policy when first asked.
+    pub fn new() -> Self {
+        Self {
+            policy: Mutex::new(None),
+        }
+    }
+
+    fn prefixes(state: &ApiState) -> Result<[String; 4], ApiError> {
+        let table = state.registry.snapshot();
+        let mut out = Vec::with_capacity(4);
+        for plural in RESOURCES {
+            let entry = table
+                .get("rbac.authorization.k8s.io", "v1", plural)
+                .ok_or_else(|| ApiError::internal("the RBAC resources are not served"))?;
+            out.push(entry.collection_prefix(None));
+        }
+        out.try_into()
+            .map_err(|_| ApiError::internal("the RBAC resources are not served"))
+    }
+
+    /// The policy as the watch caches hold it, rebuilt when one of them moved.
+    async fn cached_policy(&self, state: &ApiState) -> Result<Arc<Policy>, ApiError> {
+        let mut caches = Vec::with_capacity(4);
+        for prefix in Self::prefixes(state)? {
+            caches.push(state.caches.get(&prefix, LOAD).await?);
+        }
+        let revisions = [0, 1, 2, 3].map(|i| caches[i].revision());
+        let mut held = self.policy.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = held.as_ref().filter(|p| p.revisions == revisions) {
+            return Ok(p.clone());
+        }
+        let objects = [0, 1, 2, 3].map(|i| {
+            let cache: &Cacher = &caches[i];
+            cache.list(cache.prefix()).0
+        });
+        let fresh = Arc::new(Policy::load(objects, revisions));
+        *held = Some(fresh.clone());
+        Ok(fresh)
+    }
+
+    /// The policy read from the store: what every write committed before now says.
+    async fn stored_policy(&self, state: &ApiState) -> Result<Policy, ApiError> {
+        let mut objects = Vec::with_capacity(4);
+        for prefix in Self::prefixes(state)? {
+            objects.push(read_prefix(state.store.as_ref(), &prefix).await?);
+        }
+        let objects: [Vec<KeyValue>; 4] = objects
+            .try_into()
+            .map_err(|_| ApiError::internal("the RBAC resources are not served"))?;
+        Ok(Policy::load(objects, [0; 4]))
+    }
+
+    /// Allows the request, or answers why not.
+    pub async fn authorize(
+        &self,
+        state: &ApiState,
+        user: &User,
+        a: &Attributes,
+    ) -> Result<(), ApiError> {
+        if user.in_group(MASTERS) {
+            return Ok(());
+        }
+        if self.cached_policy(state).await?.authorize(user, a).is_ok() {
+            return Ok(());
+        }
+        // The caches follow the store a moment behind: a denial is checked against the
+        // store itself, so a binding written before the request always counts.
+        match self.stored_policy(state).await?.authorize(user, a) {
+            Ok(()) => Ok(()),
+            Err(errors) => {
+                let reason = match errors.len() {
+                    0 => String::new(),
+                    1 => format!("RBAC: {}", errors[0]),
+                    _ => format!("RBAC: [{}]", errors.join(", ")),
+                };
+                Err(a.forbidden(user, &reason))
+            }
+        }
+    }
+}
+
+impl Default for Rbac {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The authorizer of a server.
+pub struct Authorizer {
+    mode: Mode,
+    rbac: Rbac,
+    state: Arc<ApiState>,
+}
+
+impl Authorizer {
+    /// An authorizer in `mode` over the server's state.
+    pub fn new(mode: Mode, state: Arc<ApiState>) -> Self {
+        Self {
+            mode,
+            rbac: Rbac::new(),
+            state,
+        }
+    }
+}
+
+/// Middleware (after authentication): authorizes every request that carries a user.
+pub async fn authorize(State(authz): State<Arc<Authorizer>>, req: Request, next: Next) -> Response {
+    if authz.mode == Mode::AlwaysAllow {
+        return next.run(req).await;
+    }
+    let Some(user) = req.extensions().get::<User>().cloned() else {
+        // Only the public health and version paths get here without a user.
+        return next.run(req).await;
+    };
+    let a = Attributes::of(req.method(), req.uri().path(), req.uri().query());
+    match authz.rbac.authorize(&authz.state, &user, &a).await {
+        Ok(()) => next.run(req).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rule(v: serde_json::Value) -> Rule {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn res(verb: &str, group: &str, resource: &str, sub: &str, name: &str, ns: &str) -> Attributes {
+        Attributes::Resource {
+            verb: verb.into(),
+            group: group.into(),
+            version: "v1".into(),
+            resource: resource.into(),
+            subresource: sub.into(),
+            name: name.into(),
+            namespace: ns.into(),
+        }
+    }
+
+    fn alice() -> User {
+        User::authenticated("alice", "", vec!["dev".into()])
+    }
+
+    #[test]
+    fn a_rule_matches_verb_group_resource_and_name() {
+        let r = rule(
+            json!({"verbs": ["get"], "apiGroups": [""], "resources": ["configmaps"],
+            "resourceNames": ["app"]}),
+        );
+        assert!(r.allows(&res("get", "", "configmaps", "", "app", "default")));
+        assert!(!r.allows(&res("get", "", "configmaps", "", "other", "default")));
+        assert!(!r.allows(&res("list", "", "configmaps", "", "", "default")));
+        assert!(!r.allows(&res("get", "apps", "configmaps", "", "app", "default")));
+    }
+
+    #[test]
+    fn subresources_need_their_own_rule_or_a_star_form() {
+        let pods = rule(json!({"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}));
+        let logs = rule(json!({"verbs": ["get"], "apiGroups": [""], "resources": ["*/log"]}));
+        assert!(!pods.allows(&res("get", "", "pods", "log", "p", "ns")));
+        assert!(logs.allows(&res("get", "", "pods", "log", "p", "ns")));
+        assert!(!logs.allows(&res("get", "", "pods", "", "p", "ns")));
+    }
+
+    #[test]
+    fn non_resource_urls_match_exactly_or_by_star_prefix() {
+        let r = rule(json!({"verbs": ["get"], "nonResourceURLs": ["/apis", "/apis/*"]}));
+        let path = |p: &str| Attributes::NonResource {
+            verb: "get".into(),
+            path: p.into(),
+        };
+        assert!(r.allows(&path("/apis")));
+        assert!(r.allows(&path("/apis/apps/v1")));
+        assert!(!r.allows(&path("/api")));
+    }
+
+    #[test]
+    fn service_account_subjects_name_the_account_in_its_namespace() {
+        let s = Subject {
+            kind: "ServiceAccount".into(),
+            name: "ci".into(),
+            namespace: String::new(),
+        };
+        let sa = User::authenticated("system:serviceaccount:build:ci", "", vec![]);
+        assert!(s.applies_to(&sa, "build"));
+        assert!(!s.applies_to(&sa, "other"));
+        assert!(!s.applies_to(&sa, ""));
+    }
+
+    #[test]
+    fn a_binding_to_a_missing_role_is_named_in_the_reason() {
+        let policy = Policy {
+            bindings: HashMap::from([(
+                "default".to_owned(),
+                vec![StoredBinding {
+                    metadata: Meta {
+                        name: "b".into(),
+                        namespace: "default".into(),
+                    },
+                    role_ref: RoleRef {
+                        kind: "Role".into(),
+                        name: "gone".into(),
+                    },
+                    subjects: Some(vec![Subject {
+                        kind: "Group".into(),
+                        name: "dev".into(),
+                        namespace: String::new(),
+                    }]),
+                }],
+            )]),
+            ..Policy::default()
+        };
+        let errors = policy
+            .authorize(&alice(), &res("get", "", "pods", "", "p", "default"))
+            .unwrap_err();
+        assert_eq!(
+            errors,
+            [r#"role.rbac.authorization.k8s.io "gone" not found"#]
+        );
+    }
+
+    #[test]
+    fn the_forbidden_message_is_upstreams() {
+        let e = res("list", "", "configmaps", "", "", "default").forbidden(&alice(), "");
+        assert_eq!(
+            e.message,
+            r#"configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" in the namespace "default""#
+        );
+        let e = res("get", "apps", "deployments", "scale", "web", "").forbidden(&alice(), "");
+        assert_eq!(
+            e.message,
+            r#"deployments.apps "web" is forbidden: User "alice" cannot get resource "deployments/scale" in API group "apps" at the cluster scope"#
+        );
+        let e = Attributes::NonResource {
+            verb: "get".into(),
+            path: "/metrics".into(),
+        }
+        .forbidden(&alice(), "");
+        assert_eq!(
+            e.message,
+            r#"forbidden: User "alice" cannot get path "/metrics""#
+        );
+    }
+
+    #[test]
+    fn modes_parse_as_kube_apiservers_flag() {
+        assert_eq!(Mode::parse("RBAC"), Ok(Mode::Rbac));
+        assert_eq!(Mode::parse("AlwaysAllow"), Ok(Mode::AlwaysAllow));
+        assert_eq!(Mode::parse("RBAC,AlwaysAllow"), Ok(Mode::AlwaysAllow));
+        assert_eq!(Mode::parse("Node,RBAC"), Ok(Mode::Rbac));
+        assert!(Mode::parse("Node").is_err());
+        assert!(Mode::parse("Webhook,RBAC").is_err());
+    }
+}
