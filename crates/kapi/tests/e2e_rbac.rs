@@ -244,3 +244,119 @@ async fn kubectl_as_a_restricted_user_prints_the_forbidden_error() {
         "{err}"
     );
 }
+
+/// alice may get and list ConfigMaps in `default` through the Role `cm-reader`.
+async fn alice_reads_configmaps(kapi: &Kapi) {
+    admin_creates(kapi, ROLES, configmap_reader()).await;
+    let subject = json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"});
+    admin_creates(
+        kapi,
+        ROLE_BINDINGS,
+        role_binding("alice-reads", "Role", "cm-reader", subject),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn kubectl_auth_can_i_answers_for_the_user_asking() {
+    let kapi = kapi_with_users(&[]).await;
+    let can_i = |args: &[&str]| {
+        let mut all = vec!["--token", "alice-token", "auth", "can-i"];
+        all.extend_from_slice(args);
+        let out = kapi.kubectl(&all);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    assert_eq!(can_i(&["list", "configmaps"]), "no");
+    alice_reads_configmaps(&kapi).await;
+    assert_eq!(can_i(&["list", "configmaps"]), "yes");
+    assert_eq!(can_i(&["create", "configmaps"]), "no");
+    assert_eq!(can_i(&["list", "configmaps", "-n", "kube-system"]), "no");
+    assert_eq!(can_i(&["get", "/apis"]), "yes");
+    let admin = kapi.kubectl(&["auth", "can-i", "delete", "nodes"]);
+    assert_eq!(String::from_utf8_lossy(&admin.stdout).trim(), "yes");
+}
+
+#[tokio::test]
+async fn kubectl_auth_can_i_list_shows_the_rules_bound_in_the_namespace() {
+    let kapi = kapi_with_users(&[]).await;
+    alice_reads_configmaps(&kapi).await;
+    let out = kapi.kubectl_ok(&["--token", "alice-token", "auth", "can-i", "--list"]);
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("configmaps "))
+        .unwrap_or_else(|| panic!("no configmaps row in\n{out}"));
+    assert!(row.trim_end().ends_with("[get list]"), "{row}");
+    assert!(
+        out.contains("selfsubjectaccessreviews.authorization.k8s.io"),
+        "{out}"
+    );
+}
+
+#[tokio::test]
+async fn kubectl_auth_whoami_names_the_user_and_its_groups() {
+    let kapi = kapi_with_users(&[]).await;
+    let out = kapi.kubectl_ok(&["--token", "alice-token", "auth", "whoami", "-o", "json"]);
+    let review: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        review["status"]["userInfo"],
+        json!({"username": "alice", "uid": "1001", "groups": ["dev", "system:authenticated"]})
+    );
+}
+
+#[tokio::test]
+async fn a_subject_access_review_says_which_binding_allows() {
+    let kapi = kapi_with_users(&[]).await;
+    alice_reads_configmaps(&kapi).await;
+    let sar = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+        "spec": {"user": "alice", "resourceAttributes":
+            {"namespace": "default", "verb": "list", "resource": "configmaps"}}});
+    let path = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+    let (status, review) = send(&kapi.client().await, "POST", path, &sar).await;
+    assert_eq!(status, 201, "{review}");
+    assert_eq!(
+        review["status"],
+        json!({"allowed": true, "reason": "RBAC: allowed by RoleBinding \"alice-reads/default\" of Role \"cm-reader\" to User \"alice\""})
+    );
+    // Asking about others needs `create subjectaccessreviews`, which alice lacks.
+    let alice = as_user(&kapi, "alice-token").await;
+    let (status, _) = send(&alice, "POST", path, &sar).await;
+    assert_eq!(status, 403);
+}
+
+#[tokio::test]
+async fn a_review_without_attributes_or_outside_its_namespace_is_invalid() {
+    let kapi = kapi_with_users(&[]).await;
+    let admin = kapi.client().await;
+    let ssar = json!({"apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectAccessReview", "spec": {}});
+    let (status, s) = send(
+        &admin,
+        "POST",
+        "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+        &ssar,
+    )
+    .await;
+    assert_eq!(status, 422, "{s}");
+    assert_eq!(
+        s["details"]["causes"][0]["field"],
+        "spec.resourceAttributes"
+    );
+    let lsar = json!({"apiVersion": "authorization.k8s.io/v1",
+        "kind": "LocalSubjectAccessReview",
+        "spec": {"user": "alice", "resourceAttributes":
+            {"namespace": "other", "verb": "get", "resource": "pods"}}});
+    let (status, s) = send(
+        &admin,
+        "POST",
+        "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews",
+        &lsar,
+    )
+    .await;
+    assert_eq!(status, 422, "{s}");
+    assert_eq!(
+        s["details"]["causes"][0],
+        json!({"reason": "FieldValueInvalid",
+            "message": "Invalid value: \"other\": must match metadata.namespace",
+            "field": "spec.resourceAttributes.namespace"})
+    );
+}

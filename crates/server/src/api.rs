@@ -42,7 +42,8 @@ pub async fn serve(State(state): State<Arc<ApiState>>, req: Request) -> Response
             state.metrics.inflight(1);
             let verb = info.verb;
             let (group, resource) = (info.group.clone(), info.resource.clone());
-            let resp = serve_resource(state.clone(), info, query, parts.headers, body).await;
+            let user = parts.extensions.get::<crate::authn::User>().cloned();
+            let resp = serve_resource(state.clone(), info, query, parts.headers, user, body).await;
             state.metrics.inflight(-1);
             state
                 .metrics
@@ -107,6 +108,7 @@ async fn serve_resource(
     info: ResourceRequest,
     query: Query,
     headers: HeaderMap,
+    user: Option<crate::authn::User>,
     body: axum::body::Body,
 ) -> Response {
     let table = state.registry.snapshot();
@@ -148,6 +150,7 @@ async fn serve_resource(
         info,
         query,
         headers,
+        user,
         writer: Writer { output, pretty },
     };
     let mut resp = dispatch(ctx, body).await;
@@ -196,6 +199,12 @@ async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
     if handlers::binding::applies(&ctx) {
         return match ctx.info.verb {
             Verb::Create => handlers::binding::create(&ctx, body).await,
+            _ => ApiError::method_not_allowed().into_response(),
+        };
+    }
+    if handlers::access_review::applies(&ctx) {
+        return match ctx.info.verb {
+            Verb::Create => handlers::access_review::create(&ctx, body).await,
             _ => ApiError::method_not_allowed().into_response(),
         };
     }

@@ -379,7 +379,33 @@ impl Policy {
     }
 
     /// Allowed, or the errors met on the way (upstream's `VisitRulesFor`).
-    fn authorize(&self, user: &User, a: &Attributes) -> Result<(), Vec<String>> {
+    /// Every rule bound to `user` cluster-wide and in `namespace`.
+    fn rules_for(&self, user: &User, namespace: &str) -> Rules {
+        let mut out = Rules::default();
+        let cluster = self.cluster_bindings.iter().map(|b| (b, ""));
+        let local = self
+            .bindings
+            .get(namespace)
+            .filter(|_| !namespace.is_empty())
+            .into_iter()
+            .flatten()
+            .map(|b| (b, namespace));
+        for (binding, ns) in cluster.chain(local) {
+            let subjects = binding.subjects.as_deref().unwrap_or_default();
+            if !subjects.iter().any(|s| s.applies_to(user, ns)) {
+                continue;
+            }
+            match self.rules_of(binding) {
+                Ok(rules) => rules.iter().for_each(|r| out.add(r)),
+                Err(e) => out.errors.push(e),
+            }
+        }
+        out
+    }
+
+    /// `Ok(why)` when a bound rule allows the request (`allowed by RoleBinding "b/ns" of Role
+    /// "r" to User "alice"`), else the errors met on the way (upstream's `VisitRulesFor`).
+    fn authorize(&self, user: &User, a: &Attributes) -> Result<String, Vec<String>> {
         let mut errors = Vec::new();
         let namespace = match a {
             Attributes::Resource { namespace, .. } => namespace.as_str(),
@@ -395,17 +421,90 @@ impl Policy {
             .map(|b| (b, namespace));
         for (binding, ns) in cluster.chain(local) {
             let subjects = binding.subjects.as_deref().unwrap_or_default();
-            if !subjects.iter().any(|s| s.applies_to(user, ns)) {
+            let Some(subject) = subjects.iter().find(|s| s.applies_to(user, ns)) else {
                 continue;
-            }
+            };
             match self.rules_of(binding) {
-                Ok(rules) if rules.iter().any(|r| r.allows(a)) => return Ok(()),
+                Ok(rules) if rules.iter().any(|r| r.allows(a)) => {
+                    return Ok(describe(binding, subject, ns));
+                }
                 Ok(_) => {}
                 Err(e) => errors.push(e),
             }
         }
         Err(errors)
     }
+}
+
+/// The rules bound to a user in a namespace (what a SelfSubjectRulesReview answers).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Rules {
+    /// `resourceRules` items.
+    pub resource: Vec<serde_json::Value>,
+    /// `nonResourceRules` items.
+    pub non_resource: Vec<serde_json::Value>,
+    /// Bindings whose role is missing.
+    pub errors: Vec<String>,
+}
+
+impl Rules {
+    fn add(&mut self, rule: &Rule) {
+        use serde_json::{Map, Value, json};
+        if !rule.resources.is_empty() {
+            let mut r = Map::new();
+            r.insert("verbs".into(), json!(rule.verbs));
+            for (key, list) in [
+                ("apiGroups", &rule.api_groups),
+                ("resources", &rule.resources),
+                ("resourceNames", &rule.resource_names),
+            ] {
+                if !list.is_empty() {
+                    r.insert(key.into(), json!(list));
+                }
+            }
+            self.resource.push(Value::Object(r));
+        }
+        if !rule.non_resource_urls.is_empty() {
+            self.non_resource
+                .push(json!({"verbs": rule.verbs, "nonResourceURLs": rule.non_resource_urls}));
+        }
+    }
+}
+
+/// How upstream names the binding that allowed a request.
+fn describe(binding: &StoredBinding, subject: &Subject, namespace: &str) -> String {
+    let who = match subject.kind.as_str() {
+        "ServiceAccount" => {
+            let ns = if subject.namespace.is_empty() {
+                namespace
+            } else {
+                &subject.namespace
+            };
+            format!("{} {:?}", subject.kind, format!("{ns}/{}", subject.name))
+        }
+        kind => format!("{kind} {:?}", subject.name),
+    };
+    let (kind, name) = if namespace.is_empty() {
+        ("ClusterRoleBinding", binding.metadata.name.clone())
+    } else {
+        (
+            "RoleBinding",
+            format!("{}/{}", binding.metadata.name, namespace),
+        )
+    };
+    format!(
+        "{kind} {name:?} of {} {:?} to {who}",
+        binding.role_ref.kind, binding.role_ref.name
+    )
+}
+
+/// An authorizer's answer: allowed or not, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// Whether the request is allowed.
+    pub allowed: bool,
+    /// Why (`RBAC: allowed by …`, or the errors that kept a binding from counting).
+    pub reason: String,
 }
 
 /// The RBAC authorizer over the server's watch caches.
@@ -476,32 +575,33 @@ impl Rbac {
         Ok(Policy::load(objects, [0; 4]))
     }
 
-    /// Allows the request, or answers why not.
-    pub async fn authorize(
+    /// Whether the user may do what `a` describes, and why.
+    pub async fn decide(
         &self,
         state: &ApiState,
         user: &User,
         a: &Attributes,
-    ) -> Result<(), ApiError> {
-        if user.in_group(MASTERS) {
-            return Ok(());
-        }
-        if self.cached_policy(state).await?.authorize(user, a).is_ok() {
-            return Ok(());
+    ) -> Result<Decision, ApiError> {
+        let allowed = |why: String| Decision {
+            allowed: true,
+            reason: format!("RBAC: allowed by {why}"),
+        };
+        if let Ok(why) = self.cached_policy(state).await?.authorize(user, a) {
+            return Ok(allowed(why));
         }
         // The caches follow the store a moment behind: a denial is checked against the
         // store itself, so a binding written before the request always counts.
-        match self.stored_policy(state).await?.authorize(user, a) {
-            Ok(()) => Ok(()),
-            Err(errors) => {
-                let reason = match errors.len() {
+        Ok(match self.stored_policy(state).await?.authorize(user, a) {
+            Ok(why) => allowed(why),
+            Err(errors) => Decision {
+                allowed: false,
+                reason: match errors.len() {
                     0 => String::new(),
                     1 => format!("RBAC: {}", errors[0]),
                     _ => format!("RBAC: [{}]", errors.join(", ")),
-                };
-                Err(a.forbidden(user, &reason))
-            }
-        }
+                },
+            },
+        })
     }
 }
 
@@ -511,35 +611,93 @@ impl Default for Rbac {
     }
 }
 
-/// The authorizer of a server.
+/// The authorizer of a server: kube-apiserver's chain of the privileged group
+/// (`system:masters`), then the mode's authorizer.
+#[derive(Default)]
 pub struct Authorizer {
     mode: Mode,
     rbac: Rbac,
-    state: Arc<ApiState>,
 }
 
 impl Authorizer {
-    /// An authorizer in `mode` over the server's state.
-    pub fn new(mode: Mode, state: Arc<ApiState>) -> Self {
+    /// An authorizer in `mode`.
+    pub fn new(mode: Mode) -> Self {
         Self {
             mode,
             rbac: Rbac::new(),
-            state,
+        }
+    }
+
+    /// Whether `user` may do what `a` describes (what the access reviews answer).
+    pub async fn decide(
+        &self,
+        state: &ApiState,
+        user: &User,
+        a: &Attributes,
+    ) -> Result<Decision, ApiError> {
+        if user.in_group(MASTERS) || self.mode == Mode::AlwaysAllow {
+            return Ok(Decision {
+                allowed: true,
+                reason: String::new(),
+            });
+        }
+        self.rbac.decide(state, user, a).await
+    }
+
+    /// The rules bound to `user` in `namespace` (AlwaysAllow: everything).
+    pub async fn rules_for(
+        &self,
+        state: &ApiState,
+        user: &User,
+        namespace: &str,
+    ) -> Result<Rules, ApiError> {
+        if self.mode == Mode::AlwaysAllow {
+            let all = vec!["*".to_owned()];
+            let mut rules = Rules::default();
+            rules.add(&Rule {
+                verbs: all.clone(),
+                api_groups: all.clone(),
+                resources: all.clone(),
+                ..Rule::default()
+            });
+            rules.add(&Rule {
+                verbs: all.clone(),
+                non_resource_urls: all,
+                ..Rule::default()
+            });
+            return Ok(rules);
+        }
+        Ok(self
+            .rbac
+            .stored_policy(state)
+            .await?
+            .rules_for(user, namespace))
+    }
+
+    /// Allows the request, or answers upstream's 403.
+    pub async fn authorize(
+        &self,
+        state: &ApiState,
+        user: &User,
+        a: &Attributes,
+    ) -> Result<(), ApiError> {
+        let d = self.decide(state, user, a).await?;
+        if d.allowed {
+            Ok(())
+        } else {
+            Err(a.forbidden(user, &d.reason))
         }
     }
 }
 
 /// Middleware (after authentication): authorizes every request that carries a user.
-pub async fn authorize(State(authz): State<Arc<Authorizer>>, req: Request, next: Next) -> Response {
-    if authz.mode == Mode::AlwaysAllow {
-        return next.run(req).await;
-    }
+pub async fn authorize(State(state): State<Arc<ApiState>>, req: Request, next: Next) -> Response {
     let Some(user) = req.extensions().get::<User>().cloned() else {
         // Only the public health and version paths get here without a user.
         return next.run(req).await;
     };
     let a = Attributes::of(req.method(), req.uri().path(), req.uri().query());
-    match authz.rbac.authorize(&authz.state, &user, &a).await {
+    match state.authorizer.authorize(&state, &user, &a).await {
         Ok(()) => next.run(req).await,
         Err(e) => e.into_response(),
     }

@@ -188,6 +188,7 @@ impl Server {
             metrics: Arc::new(Metrics::new()),
             server_address: client_host(&opts, local_addr).to_string(),
             shutdown: shutdown_rx,
+            authorizer: crate::authz::Authorizer::new(opts.authorization),
         });
         crate::namespace_lifecycle::ensure_system_namespaces(&state).await?;
         state.health.mark_started(SYSTEM_NAMESPACES_HOOK);
@@ -214,14 +215,10 @@ impl Server {
                 }
             }
         });
-        let authz = Arc::new(crate::authz::Authorizer::new(
-            opts.authorization,
-            state.clone(),
-        ));
         Ok(Self {
             listener,
             tls,
-            app: router(auth, authz, state.clone()),
+            app: router(auth, state.clone()),
             state,
             local_addr,
             kubeconfig,
@@ -276,13 +273,10 @@ fn client_host(opts: &ServerOptions, bound: SocketAddr) -> SocketAddr {
     SocketAddr::new(ip, bound.port())
 }
 
-fn router(
-    auth: Arc<Authenticator>,
-    authz: Arc<crate::authz::Authorizer>,
-    state: Arc<ApiState>,
-) -> Router {
+fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
     let health = state.health.clone();
     let fixed_state = state.clone();
+    let authz_state = state.clone();
     let api = Router::new()
         .route("/api", any(api::serve))
         .route("/api/{*rest}", any(api::serve))
@@ -303,7 +297,7 @@ fn router(
         .fallback(|| async { api::page_not_found() })
         // Layers run outermost last-added first: authentication, then authorization.
         .layer(axum::middleware::from_fn_with_state(
-            authz,
+            authz_state,
             crate::authz::authorize,
         ))
         .layer(axum::middleware::from_fn_with_state(

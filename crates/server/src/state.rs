@@ -27,4 +27,6 @@ pub struct ApiState {
     pub server_address: String,
     /// Flips to true when the server shuts down (ends watches).
     pub shutdown: tokio::sync::watch::Receiver<bool>,
+    /// Who may do what (`--authorization-mode`).
+    pub authorizer: crate::authz::Authorizer,
 }

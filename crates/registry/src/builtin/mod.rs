@@ -116,18 +116,11 @@ pub fn entry(root: &str, spec: EntrySpec, codec: Arc<dyn ObjectCodec>) -> Resour
     }
 }
 
-/// The resources of upstream's discovery that kapi does not serve yet: the reviews, which
-/// are answered rather than stored (the authentication and authorization issue brings
-/// them). (`bindings` and `componentstatuses` are served by handlers of their own and store
-/// nothing.)
-pub const NOT_SERVED: &[(&str, &str)] = &[
-    ("authentication.k8s.io", "selfsubjectreviews"),
-    ("authentication.k8s.io", "tokenreviews"),
-    ("authorization.k8s.io", "localsubjectaccessreviews"),
-    ("authorization.k8s.io", "selfsubjectaccessreviews"),
-    ("authorization.k8s.io", "selfsubjectrulesreviews"),
-    ("authorization.k8s.io", "subjectaccessreviews"),
-];
+/// The resources of upstream's discovery that kapi does not serve yet: TokenReview, which
+/// needs ServiceAccount tokens (the authentication issue brings them). (`bindings`,
+/// `componentstatuses` and the access reviews are served by handlers of kapi-server and
+/// store nothing.)
+pub const NOT_SERVED: &[(&str, &str)] = &[("authentication.k8s.io", "tokenreviews")];
 
 /// Kinds whose spec changes bump `metadata.generation` (their registry strategies in
 /// kube-apiserver set generation 1 on create and increment it on spec updates).

@@ -162,6 +162,7 @@ pub async fn create(ctx: &Ctx, body: Body) -> Response {
             info: ctx.info.clone(),
             query: ctx.query.clone(),
             headers: ctx.headers.clone(),
+            user: ctx.user.clone(),
             writer: ctx.writer,
         };
         let Decoded { obj: binding, .. } =

@@ -1,6 +1,7 @@
 //! Generic REST handlers, written once over the registry entry: get, list, watch, create,
 //! update, patch, delete, deletecollection (and the `status` subresource).
 
+pub mod access_review;
 pub mod binding;
 pub mod body;
 pub mod component_status;
@@ -72,6 +73,8 @@ pub struct Ctx {
     pub query: Query,
     /// Request headers.
     pub headers: HeaderMap,
+    /// The authenticated user.
+    pub user: Option<crate::authn::User>,
     /// Response writer.
     pub writer: Writer,
 }
@@ -141,6 +144,7 @@ impl Ctx {
             info,
             query: Query::default(),
             headers: self.headers.clone(),
+            user: self.user.clone(),
             writer: self.writer,
         }
     }
