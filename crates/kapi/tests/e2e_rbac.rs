@@ -360,3 +360,87 @@ async fn a_review_without_attributes_or_outside_its_namespace_is_invalid() {
             "field": "spec.resourceAttributes.namespace"})
     );
 }
+
+fn whoami(kapi: &Kapi, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["auth", "whoami", "-o", "json"]);
+    let review: Value = serde_json::from_str(&kapi.kubectl_ok(&all)).unwrap();
+    review["status"]["userInfo"].clone()
+}
+
+#[tokio::test]
+async fn kubectl_as_acts_as_the_user_named() {
+    let kapi = kapi_with_users(&[]).await;
+    assert_eq!(
+        whoami(&kapi, &["--as", "alice"]),
+        json!({"username": "alice", "groups": ["system:authenticated"]})
+    );
+    // The admin acting as alice gets what alice gets.
+    let out = kapi.kubectl(&["--as", "alice", "get", "configmaps"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("User \"alice\" cannot list resource \"configmaps\""),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn impersonating_without_the_impersonate_verb_is_forbidden() {
+    let kapi = kapi_with_users(&[]).await;
+    let mut config = kapi.config().await;
+    config.auth_info = Default::default();
+    config.auth_info.token = Some("alice-token".to_owned().into());
+    config.auth_info.impersonate = Some("bob".to_owned());
+    let alice_as_bob = kube::Client::try_from(config).unwrap();
+    let (status, s) = send(&alice_as_bob, "GET", CONFIGMAPS, &Value::Null).await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        s["message"],
+        "users \"bob\" is forbidden: User \"alice\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope"
+    );
+    assert_eq!(s["details"], json!({"name": "bob", "kind": "users"}));
+}
+
+#[tokio::test]
+async fn a_user_allowed_to_impersonate_service_accounts_acts_as_one_with_its_groups() {
+    let kapi = kapi_with_users(&[]).await;
+    let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "sa-impersonator"},
+        "rules": [{"apiGroups": [""], "resources": ["serviceaccounts"], "verbs": ["impersonate"]}]});
+    admin_creates(
+        &kapi,
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+        role,
+    )
+    .await;
+    let mut binding = role_binding(
+        "alice-impersonates",
+        "ClusterRole",
+        "sa-impersonator",
+        json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"}),
+    );
+    binding["kind"] = json!("ClusterRoleBinding");
+    admin_creates(
+        &kapi,
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+        binding,
+    )
+    .await;
+    assert_eq!(
+        whoami(
+            &kapi,
+            &[
+                "--token",
+                "alice-token",
+                "--as",
+                "system:serviceaccount:build:ci"
+            ]
+        ),
+        json!({"username": "system:serviceaccount:build:ci",
+            "groups": ["system:serviceaccounts", "system:serviceaccounts:build",
+                "system:authenticated"]})
+    );
+    // Impersonating a user is another permission.
+    let out = kapi.kubectl(&["--token", "alice-token", "--as", "bob", "auth", "whoami"]);
+    assert!(!out.status.success());
+}
