@@ -4,7 +4,8 @@
 //! namespace controller ([`namespace`]), the garbage collector ([`gc`]), the
 //! storage-version-migration controller ([`migration`]), and the `default` ServiceAccount
 //! and `kube-root-ca.crt` ConfigMap of every namespace ([`namespace_objects`]), and the end
-//! of Pods' grace periods, where a kubelet would delete them ([`pod_termination`]). Every
+//! of Pods' grace periods, where a kubelet would delete them ([`pod_termination`]), and the
+//! rules of aggregated ClusterRoles ([`clusterrole_aggregation`]). Every
 //! controller follows its resources through the watch caches, writes through the REST
 //! store (`kapi_registry::rest`, so strategies, validation and resourceVersions apply),
 //! reconciles everything when it starts, and stops on shutdown. With several kapi processes on one etcd, the namespace,
@@ -12,6 +13,7 @@
 //! through a Lease ([`leader`]); the CRD controller runs in every process, since each serves
 //! the CRDs itself (as every kube-apiserver runs its apiextensions controllers).
 
+pub mod clusterrole_aggregation;
 pub mod context;
 pub mod crd;
 pub mod gc;
@@ -49,7 +51,7 @@ impl Default for ControllerOptions {
 
 /// The controllers `--controllers` can turn off, kube-controller-manager's names first and
 /// their older aliases after. The CRD controller is the API server's own and always runs.
-pub const OPTIONAL: [(&str, &[&str]); 6] = [
+pub const OPTIONAL: [(&str, &[&str]); 7] = [
     (namespace::NAME, &["namespace"]),
     (gc::NAME, &["garbagecollector", "garbage-collector"]),
     (migration::NAME, &["storage-version-migrator"]),
@@ -59,6 +61,7 @@ pub const OPTIONAL: [(&str, &[&str]); 6] = [
         &["root-ca-cert-publisher", "root-ca-certificate-publisher"],
     ),
     (pod_termination::NAME, &["pod-termination"]),
+    (clusterrole_aggregation::NAME, &["clusterrole-aggregation"]),
 ];
 
 /// A `--controllers` list as kube-controller-manager reads it: `*` turns on every
@@ -141,7 +144,7 @@ const CRD_FIRST_PASS: Duration = Duration::from_secs(10);
 
 /// The post-start hooks the controllers mark; [`start`] registers those of the controllers
 /// it runs.
-pub const HOOKS: [&str; 7] = [
+pub const HOOKS: [&str; 8] = [
     crd::HOOK,
     namespace::HOOK,
     gc::HOOK,
@@ -149,6 +152,7 @@ pub const HOOKS: [&str; 7] = [
     namespace_objects::SERVICE_ACCOUNT_HOOK,
     namespace_objects::ROOT_CA_HOOK,
     pod_termination::HOOK,
+    clusterrole_aggregation::HOOK,
 ];
 
 /// Starts every controller. Returns once the CRD controller has reconciled the stored
@@ -166,6 +170,7 @@ pub async fn start(
         Arc::new(migration::MigrationController),
         Arc::new(namespace_objects::NamespaceObjectController::service_accounts()),
         Arc::new(pod_termination::PodTermination),
+        Arc::new(clusterrole_aggregation::ClusterRoleAggregation),
     ];
     // Like kube-controller-manager's, the publisher runs only when there is a CA to publish.
     if let Some(ca) = &ctx.root_ca {

@@ -444,3 +444,74 @@ async fn a_user_allowed_to_impersonate_service_accounts_acts_as_one_with_its_gro
     let out = kapi.kubectl(&["--token", "alice-token", "--as", "bob", "auth", "whoami"]);
     assert!(!out.status.success());
 }
+
+/// Polls `path` as the admin until `done` holds of the object (10 s at most).
+async fn eventually(kapi: &Kapi, path: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let admin = kapi.client().await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let (status, v) = send(&admin, "GET", path, &Value::Null).await;
+        if status == 200 && done(&v) {
+            return v;
+        }
+        assert!(std::time::Instant::now() < deadline, "timed out: {v}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+const CLUSTER_ROLES: &str = "/apis/rbac.authorization.k8s.io/v1/clusterroles";
+
+#[tokio::test]
+async fn a_user_bound_to_edit_gets_the_aggregated_rules() {
+    let kapi = kapi_with_users(&[]).await;
+    let edit = eventually(&kapi, &format!("{CLUSTER_ROLES}/edit"), |r| {
+        r["rules"].as_array().is_some_and(|rules| !rules.is_empty())
+    })
+    .await;
+    let secrets_write = json!({"apiGroups": [""], "resources": ["configmaps", "events",
+        "persistentvolumeclaims", "replicationcontrollers", "replicationcontrollers/scale",
+        "secrets", "serviceaccounts", "services", "services/proxy"],
+        "verbs": ["create", "delete", "deletecollection", "patch", "update"]});
+    assert!(
+        edit["rules"].as_array().unwrap().contains(&secrets_write),
+        "{edit}"
+    );
+    let subject = json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"});
+    admin_creates(
+        &kapi,
+        ROLE_BINDINGS,
+        role_binding("alice-edits", "ClusterRole", "edit", subject),
+    )
+    .await;
+    let alice = as_user(&kapi, "alice-token").await;
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}});
+    let (status, v) = send(&alice, "POST", CONFIGMAPS, &cm).await;
+    assert_eq!(status, 201, "{v}");
+    // edit aggregates view: reading works too; RBAC objects are admin's.
+    let (status, _) = send(&alice, "GET", CONFIGMAPS, &Value::Null).await;
+    assert_eq!(status, 200);
+    let (status, _) = send(&alice, "GET", ROLES, &Value::Null).await;
+    assert_eq!(status, 403);
+}
+
+#[tokio::test]
+async fn a_role_labelled_aggregate_to_view_extends_view() {
+    let kapi = kapi_with_users(&[]).await;
+    let widgets = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "widgets-view",
+            "labels": {"rbac.authorization.k8s.io/aggregate-to-view": "true"}},
+        "rules": [{"apiGroups": ["example.com"], "resources": ["widgets"],
+            "verbs": ["get", "list", "watch"]}]});
+    admin_creates(&kapi, CLUSTER_ROLES, widgets).await;
+    let want = json!({"apiGroups": ["example.com"], "resources": ["widgets"],
+        "verbs": ["get", "list", "watch"]});
+    // view, and through view edit and admin, gain the rule.
+    for role in ["view", "edit", "admin"] {
+        eventually(&kapi, &format!("{CLUSTER_ROLES}/{role}"), |r| {
+            r["rules"]
+                .as_array()
+                .is_some_and(|rules| rules.contains(&want))
+        })
+        .await;
+    }
+}

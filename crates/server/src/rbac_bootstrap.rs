@@ -3,8 +3,11 @@
 //! `system:basic-user` and `system:public-info-viewer` bound to every authenticated user
 //! (the last also to `system:unauthenticated`). Each ClusterRole and ClusterRoleBinding is
 //! created when missing and left alone when it exists, labelled
-//! `kubernetes.io/bootstrapping: rbac-defaults` as upstream's. The aggregated `admin`,
-//! `edit` and `view` roles and the controllers' roles are not created yet.
+//! `kubernetes.io/bootstrapping: rbac-defaults` as upstream's. Also the aggregated `admin`,
+//! `edit` and `view` ClusterRoles and the `system:aggregate-to-*` roles they gather
+//! (`data/bootstrap-aggregated-roles.yaml`, upstream's bootstrap policy); the
+//! clusterrole-aggregation controller fills the aggregated roles' rules. The controllers'
+//! own roles are not created (kapi's controllers do not go through HTTP).
 
 use crate::state::ApiState;
 use kapi_registry::Error;
@@ -38,10 +41,40 @@ fn binding(name: &str, groups: &[&str]) -> Value {
         "subjects": subjects})
 }
 
+/// The aggregated roles and the roles aggregated into them (upstream's bootstrap policy).
+const AGGREGATED: &str = include_str!("../data/bootstrap-aggregated-roles.yaml");
+
+/// The aggregated roles of [`AGGREGATED`] as ClusterRoles with the bootstrap metadata.
+fn aggregated_roles() -> Vec<Value> {
+    let items: Vec<Value> = serde_saphyr::from_str(AGGREGATED).unwrap_or_default();
+    items
+        .into_iter()
+        .map(|mut item| {
+            let name = item["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            let mut m = meta(&name);
+            if let (Some(labels), Some(extra)) = (
+                m["labels"].as_object_mut(),
+                item["metadata"]["labels"].as_object(),
+            ) {
+                labels.extend(extra.clone());
+            }
+            item["metadata"] = m;
+            item["apiVersion"] = json!("rbac.authorization.k8s.io/v1");
+            item["kind"] = json!("ClusterRole");
+            item
+        })
+        .collect()
+}
+
 /// The bootstrap ClusterRoles, then their ClusterRoleBindings: (resource, object).
 pub fn objects() -> Vec<(&'static str, Value)> {
     let public = json!(["/healthz", "/livez", "/readyz", "/version", "/version/"]);
-    vec![
+    let aggregated = aggregated_roles().into_iter().map(|r| ("clusterroles", r));
+    let mut objects: Vec<(&'static str, Value)> = aggregated.collect();
+    objects.extend([
         (
             "clusterroles",
             cluster_role(
@@ -96,7 +129,8 @@ pub fn objects() -> Vec<(&'static str, Value)> {
                 &["system:authenticated", "system:unauthenticated"],
             ),
         ),
-    ]
+    ]);
+    objects
 }
 
 /// Creates what does not exist yet.
@@ -126,6 +160,32 @@ pub async fn ensure(state: &ApiState) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn admin_edit_and_view_aggregate_their_bootstrap_roles() {
+        let roles = aggregated_roles();
+        let names: Vec<&str> = roles
+            .iter()
+            .map(|r| r["metadata"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "admin",
+                "edit",
+                "view",
+                "system:aggregate-to-admin",
+                "system:aggregate-to-edit",
+                "system:aggregate-to-view"
+            ]
+        );
+        assert_eq!(
+            roles[1]["metadata"]["labels"],
+            json!({"kubernetes.io/bootstrapping": "rbac-defaults",
+                "rbac.authorization.k8s.io/aggregate-to-admin": "true"})
+        );
+        assert!(roles[5]["rules"].as_array().unwrap().len() > 5);
+    }
 
     #[test]
     fn every_bootstrap_binding_names_a_bootstrap_role() {
