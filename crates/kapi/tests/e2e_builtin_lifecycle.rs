@@ -359,30 +359,9 @@ async fn kubectl_describe_shows_a_deployments_selector_strategy_and_template() {
 async fn kubectl_edit_changes_a_deployments_image_and_its_generation() {
     let kapi = Kapi::start().await;
     apply_deployment(&kapi);
-    let editor = kapi.dir.path().join("editor.sh");
-    std::fs::write(
-        &editor,
-        "#!/bin/sh\nsed -i 's/image: nginx:1.27/image: nginx:1.28/' \"$1\"\n",
-    )
-    .unwrap();
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&editor)
-        .status()
-        .unwrap();
-    let out = std::process::Command::new("kubectl")
-        .arg("--kubeconfig")
-        .arg(kapi.kubeconfig())
-        .arg("--cache-dir")
-        .arg(kapi.kubectl_cache_dir())
-        .args(["edit", "deployment", "web"])
-        .env("KUBE_EDITOR", &editor)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    kapi.kubectl_edit(
+        &["deployment", "web"],
+        "s/image: nginx:1.27/image: nginx:1.28/",
     );
     let d: Value =
         serde_json::from_str(&kapi.kubectl_ok(&["get", "deployment", "web", "-o", "json"]))

@@ -234,29 +234,7 @@ async fn kubectl_patch_merge_and_json_patch() {
 async fn kubectl_edit_with_kube_editor_updates_the_object() {
     let kapi = Kapi::start().await;
     kapi.kubectl_ok(&["create", "-f", &manifest(&kapi, "cm.yaml", CM)]);
-    let editor = manifest(
-        &kapi,
-        "editor.sh",
-        "#!/bin/sh\nsed -i 's/a: \"1\"/a: edited/' \"$1\"\n",
-    );
-    std::process::Command::new("chmod")
-        .args(["+x", &editor])
-        .status()
-        .unwrap();
-    let out = std::process::Command::new("kubectl")
-        .arg("--kubeconfig")
-        .arg(kapi.kubeconfig())
-        .arg("--cache-dir")
-        .arg(kapi.kubectl_cache_dir())
-        .args(["edit", "cm", "cm1"])
-        .env("KUBE_EDITOR", &editor)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    kapi.kubectl_edit(&["cm", "cm1"], r#"s/a: "1"/a: edited/"#);
     let obj = json(
         kapi.kubectl_ok(&["get", "cm", "cm1", "-o", "json"])
             .as_bytes(),

@@ -392,19 +392,24 @@ fn eviction(name: &str) -> Value {
     json!({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": name}})
 }
 
+/// POSTs an Eviction of the Pod `name`.
+async fn evict(kapi: &Kapi, name: &str) -> (u16, Value) {
+    send(
+        kapi,
+        "POST",
+        &format!("{PODS}/{name}/eviction"),
+        "application/json",
+        &eviction(name),
+    )
+    .await
+}
+
 #[tokio::test]
 async fn an_eviction_a_budget_allows_deletes_the_pod_and_takes_a_disruption() {
     let kapi = Kapi::start().await;
     running_pod(&kapi, "p").await;
     budget(&kapi, 1).await;
-    let (s, status) = send(
-        &kapi,
-        "POST",
-        &format!("{PODS}/p/eviction"),
-        "application/json",
-        &eviction("p"),
-    )
-    .await;
+    let (s, status) = evict(&kapi, "p").await;
     assert_eq!(s, 201, "{status}");
     assert_eq!(status["status"], "Success");
     let (s, _) = send(&kapi, "GET", &format!("{PODS}/p"), "", &Value::Null).await;
@@ -419,14 +424,7 @@ async fn an_eviction_a_budget_refuses_is_429_and_keeps_the_pod() {
     let kapi = Kapi::start().await;
     running_pod(&kapi, "p").await;
     budget(&kapi, 0).await;
-    let (s, status) = send(
-        &kapi,
-        "POST",
-        &format!("{PODS}/p/eviction"),
-        "application/json",
-        &eviction("p"),
-    )
-    .await;
+    let (s, status) = evict(&kapi, "p").await;
     assert_eq!(s, 429, "{status}");
     assert_eq!(status["reason"], "TooManyRequests");
     assert_eq!(

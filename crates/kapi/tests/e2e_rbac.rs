@@ -77,6 +77,26 @@ fn role_binding(name: &str, role_kind: &str, role: &str, subject: Value) -> Valu
         "subjects": [subject]})
 }
 
+/// The admin creates the ClusterRole `role` (named in its metadata) and binds it cluster-wide
+/// to `subject` with the ClusterRoleBinding `binding`.
+async fn grant_cluster_wide(kapi: &Kapi, role: Value, binding: &str, subject: Value) {
+    let name = role["metadata"]["name"].as_str().unwrap().to_owned();
+    admin_creates(
+        kapi,
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+        role,
+    )
+    .await;
+    let mut b = role_binding(binding, "ClusterRole", &name, subject);
+    b["kind"] = json!("ClusterRoleBinding");
+    admin_creates(
+        kapi,
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+        b,
+    )
+    .await;
+}
+
 #[tokio::test]
 async fn a_user_without_a_role_gets_kube_apiservers_403() {
     let kapi = kapi_with_users(&[]).await;
@@ -127,25 +147,8 @@ async fn a_group_bound_cluster_wide_is_allowed_in_every_namespace() {
     let kapi = kapi_with_users(&[]).await;
     let mut role = configmap_reader();
     role["kind"] = json!("ClusterRole");
-    admin_creates(
-        &kapi,
-        "/apis/rbac.authorization.k8s.io/v1/clusterroles",
-        role,
-    )
-    .await;
-    let mut binding = role_binding(
-        "dev-reads",
-        "ClusterRole",
-        "cm-reader",
-        json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "dev"}),
-    );
-    binding["kind"] = json!("ClusterRoleBinding");
-    admin_creates(
-        &kapi,
-        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-        binding,
-    )
-    .await;
+    let group = json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "dev"});
+    grant_cluster_wide(&kapi, role, "dev-reads", group).await;
     let alice = as_user(&kapi, "alice-token").await;
     for ns in ["default", "kube-system"] {
         let path = format!("/api/v1/namespaces/{ns}/configmaps");
@@ -407,25 +410,8 @@ async fn a_user_allowed_to_impersonate_service_accounts_acts_as_one_with_its_gro
     let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
         "metadata": {"name": "sa-impersonator"},
         "rules": [{"apiGroups": [""], "resources": ["serviceaccounts"], "verbs": ["impersonate"]}]});
-    admin_creates(
-        &kapi,
-        "/apis/rbac.authorization.k8s.io/v1/clusterroles",
-        role,
-    )
-    .await;
-    let mut binding = role_binding(
-        "alice-impersonates",
-        "ClusterRole",
-        "sa-impersonator",
-        json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"}),
-    );
-    binding["kind"] = json!("ClusterRoleBinding");
-    admin_creates(
-        &kapi,
-        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-        binding,
-    )
-    .await;
+    let alice = json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"});
+    grant_cluster_wide(&kapi, role, "alice-impersonates", alice).await;
     assert_eq!(
         whoami(
             &kapi,

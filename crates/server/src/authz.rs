@@ -137,11 +137,7 @@ impl Attributes {
                 namespace,
                 ..
             } => {
-                let full = if subresource.is_empty() {
-                    resource.clone()
-                } else {
-                    format!("{resource}/{subresource}")
-                };
+                let full = combined(resource, subresource);
                 let scope = if namespace.is_empty() {
                     "at the cluster scope".to_owned()
                 } else {
@@ -177,6 +173,15 @@ pub struct Rule {
     non_resource_urls: Vec<String>,
 }
 
+/// `resource` or `resource/subresource`, as rules and messages name a request's resource.
+fn combined(resource: &str, subresource: &str) -> String {
+    if subresource.is_empty() {
+        resource.to_owned()
+    } else {
+        format!("{resource}/{subresource}")
+    }
+}
+
 fn has(list: &[String], value: &str) -> bool {
     list.iter().any(|v| v == "*" || v == value)
 }
@@ -193,11 +198,7 @@ impl Rule {
                 name,
                 ..
             } => {
-                let combined = if subresource.is_empty() {
-                    resource.clone()
-                } else {
-                    format!("{resource}/{subresource}")
-                };
+                let combined = combined(resource, subresource);
                 has(&self.verbs, verb)
                     && has(&self.api_groups, group)
                     && self.resources.iter().any(|r| {

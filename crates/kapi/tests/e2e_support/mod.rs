@@ -146,6 +146,30 @@ impl Kapi {
             .unwrap()
     }
 
+    /// Runs `kubectl edit <args>` with an editor that applies the sed expression `sed` to
+    /// the file kubectl opens; panics with stderr when it fails.
+    pub fn kubectl_edit(&self, args: &[&str], sed: &str) {
+        let editor = self.dir.path().join("editor.sh");
+        std::fs::write(&editor, format!("#!/bin/sh\nsed -i '{sed}' \"$1\"\n")).unwrap();
+        std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let out = Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(self.kubeconfig())
+            .arg("--cache-dir")
+            .arg(self.kubectl_cache_dir())
+            .arg("edit")
+            .args(args)
+            .env("KUBE_EDITOR", &editor)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "kubectl edit {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// Runs kubectl and returns stdout, panicking with stderr when it fails.
     pub fn kubectl_ok(&self, args: &[&str]) -> String {
         let out = self.kubectl(args);

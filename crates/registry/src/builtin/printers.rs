@@ -179,23 +179,28 @@ fn template_containers(o: &Value, key: &str) -> Value {
     template_cells(o, &["spec", "template", "spec"], key)
 }
 
+/// The Ready column of Deployments and StatefulSets: `readyReplicas/replicas`.
+pub(super) fn ready_replicas_column() -> Column {
+    Column::new(
+        "Ready",
+        "string",
+        "Number of the pod with ready state",
+        |o| {
+            Value::from(format!(
+                "{}/{}",
+                int_at(o, &["status", "readyReplicas"]),
+                int_at(o, &["spec", "replicas"])
+            ))
+        },
+    )
+}
+
 /// Deployments: Name, Ready, Up-to-date, Available, Age (+ wide: Containers, Images,
 /// Selector).
 pub fn deployments() -> ColumnTable {
     ColumnTable(vec![
         name_column(),
-        Column::new(
-            "Ready",
-            "string",
-            "Number of the pod with ready state",
-            |o| {
-                Value::from(format!(
-                    "{}/{}",
-                    int_at(o, &["status", "readyReplicas"]),
-                    int_at(o, &["spec", "replicas"])
-                ))
-            },
-        ),
+        ready_replicas_column(),
         Column::new(
             "Up-to-date",
             "string",

@@ -102,18 +102,7 @@ pub fn statefulsets() -> ColumnTable {
     );
     ColumnTable(vec![
         name_column(),
-        Column::new(
-            "Ready",
-            "string",
-            "Number of the pod with ready state",
-            |o| {
-                Value::from(format!(
-                    "{}/{}",
-                    int_at(o, &["status", "readyReplicas"]),
-                    int_at(o, &["spec", "replicas"])
-                ))
-            },
-        ),
+        super::printers::ready_replicas_column(),
         age_column(),
         names,
         images,

@@ -10,7 +10,6 @@ use super::Ctx;
 use super::body::{Decoded, decode_body};
 use crate::status::ApiError;
 use axum::body::Body;
-use axum::http::StatusCode;
 use axum::response::Response;
 use kapi_registry::Error;
 use kapi_registry::field;
@@ -191,14 +190,10 @@ pub async fn create(ctx: &Ctx, body: Body) -> Response {
         })
         .without_update_record();
         rest.update(&w, &name, &mut info).await?;
-        Ok::<_, ApiError>(json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
-            "status": "Success", "code": 201}))
+        Ok::<_, ApiError>(())
     }
     .await;
-    match result {
-        Ok(status) => ctx.writer.object(&ctx.entry, StatusCode::CREATED, status),
-        Err(e) => ctx.writer.error(e),
-    }
+    super::created_success(ctx, result)
 }
 
 #[cfg(test)]

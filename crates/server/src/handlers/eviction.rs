@@ -12,7 +12,6 @@ use super::body::read_limited;
 use crate::negotiate::{Media, negotiate_input};
 use crate::status::ApiError;
 use axum::body::Body;
-use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::Response;
 use kapi_registry::Error;
@@ -312,14 +311,10 @@ pub async fn create(ctx: &Ctx, body: Body) -> Response {
             }
         }
         evict(ctx, &w, ctx.name(), &delete_opts).await?;
-        Ok::<_, ApiError>(json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
-            "status": "Success", "code": 201}))
+        Ok::<_, ApiError>(())
     }
     .await;
-    match result {
-        Ok(status) => ctx.writer.object(&ctx.entry, StatusCode::CREATED, status),
-        Err(e) => ctx.writer.error(e),
-    }
+    super::created_success(ctx, result)
 }
 
 #[cfg(test)]

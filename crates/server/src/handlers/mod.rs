@@ -158,3 +158,17 @@ impl Ctx {
         kapi_registry::managed_fields::manager_name(opts.field_manager.as_deref(), ua)
     }
 }
+
+/// Answers a POST that acted on another object (a Binding, an Eviction): 201 with a
+/// `Success` Status, as upstream's connecters do, or the error.
+pub fn created_success(ctx: &Ctx, result: Result<(), ApiError>) -> axum::response::Response {
+    match result {
+        Ok(()) => ctx.writer.object(
+            &ctx.entry,
+            axum::http::StatusCode::CREATED,
+            serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+                "status": "Success", "code": 201}),
+        ),
+        Err(e) => ctx.writer.error(e),
+    }
+}
