@@ -501,3 +501,122 @@ async fn a_role_labelled_aggregate_to_view_extends_view() {
         .await;
     }
 }
+
+/// alice may manage Roles and RoleBindings in `default` and read ConfigMaps there, plus
+/// `extra` rules.
+async fn alice_manages_rbac(kapi: &Kapi, extra: Value) {
+    let mut rules = vec![
+        json!({"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"],
+            "verbs": ["create", "get", "list", "update", "patch"]}),
+        json!({"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"]}),
+    ];
+    if !extra.is_null() {
+        rules.push(extra);
+    }
+    let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+        "metadata": {"name": "rbac-manager"}, "rules": rules});
+    admin_creates(kapi, ROLES, role).await;
+    let subject = json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"});
+    admin_creates(
+        kapi,
+        ROLE_BINDINGS,
+        role_binding("alice-manages", "Role", "rbac-manager", subject),
+    )
+    .await;
+}
+
+fn role(name: &str, resource: &str) -> Value {
+    json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+        "metadata": {"name": name},
+        "rules": [{"apiGroups": [""], "resources": [resource], "verbs": ["get"]}]})
+}
+
+#[tokio::test]
+async fn a_user_may_not_create_a_role_granting_more_than_they_hold() {
+    let kapi = kapi_with_users(&[]).await;
+    alice_manages_rbac(&kapi, Value::Null).await;
+    let alice = as_user(&kapi, "alice-token").await;
+    let (status, s) = send(&alice, "POST", ROLES, &role("secrets-reader", "secrets")).await;
+    assert_eq!(status, 403, "{s}");
+    assert_eq!(
+        s["message"],
+        "roles.rbac.authorization.k8s.io \"secrets-reader\" is forbidden: user \"alice\" (groups=[\"dev\" \"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"secrets\"], Verbs:[\"get\"]}"
+    );
+    let (status, _) = send(
+        &kapi.client().await,
+        "GET",
+        &format!("{ROLES}/secrets-reader"),
+        &Value::Null,
+    )
+    .await;
+    assert_eq!(status, 404, "nothing stored");
+    // What alice holds she may grant.
+    let (status, v) = send(&alice, "POST", ROLES, &role("cm-getter", "configmaps")).await;
+    assert_eq!(status, 201, "{v}");
+}
+
+#[tokio::test]
+async fn escalate_lets_a_user_grant_what_they_lack() {
+    let kapi = kapi_with_users(&[]).await;
+    let escalate = json!({"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"],
+        "verbs": ["escalate"]});
+    alice_manages_rbac(&kapi, escalate).await;
+    let alice = as_user(&kapi, "alice-token").await;
+    let (status, v) = send(&alice, "POST", ROLES, &role("secrets-reader", "secrets")).await;
+    assert_eq!(status, 201, "{v}");
+}
+
+#[tokio::test]
+async fn binding_a_role_needs_its_permissions_or_the_bind_verb() {
+    let kapi = kapi_with_users(&[]).await;
+    alice_manages_rbac(&kapi, Value::Null).await;
+    admin_creates(&kapi, ROLES, role("secrets-reader", "secrets")).await;
+    admin_creates(&kapi, ROLES, role("cm-getter", "configmaps")).await;
+    let alice = as_user(&kapi, "alice-token").await;
+    let bob = json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "bob"});
+    let (status, s) = send(
+        &alice,
+        "POST",
+        ROLE_BINDINGS,
+        &role_binding("bob-secrets", "Role", "secrets-reader", bob.clone()),
+    )
+    .await;
+    assert_eq!(status, 403, "{s}");
+    assert!(
+        s["message"]
+            .as_str()
+            .unwrap()
+            .contains("is attempting to grant RBAC permissions not currently held"),
+        "{s}"
+    );
+    let (status, v) = send(
+        &alice,
+        "POST",
+        ROLE_BINDINGS,
+        &role_binding("bob-cm", "Role", "cm-getter", bob.clone()),
+    )
+    .await;
+    assert_eq!(status, 201, "{v}");
+    // With `bind` on that role, alice may bind it although she cannot read secrets.
+    let bind = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+        "metadata": {"name": "binder"},
+        "rules": [{"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"],
+            "resourceNames": ["secrets-reader"], "verbs": ["bind"]}]});
+    admin_creates(&kapi, ROLES, bind).await;
+    let alice_subject =
+        json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"});
+    admin_creates(
+        &kapi,
+        ROLE_BINDINGS,
+        role_binding("alice-binds", "Role", "binder", alice_subject),
+    )
+    .await;
+    let (status, v) = send(
+        &alice,
+        "POST",
+        ROLE_BINDINGS,
+        &role_binding("bob-secrets", "Role", "secrets-reader", bob),
+    )
+    .await;
+    assert_eq!(status, 201, "{v}");
+}

@@ -143,6 +143,23 @@ async fn serve_resource(
     let ua = headers.get(USER_AGENT).and_then(|v| v.to_str().ok());
     let pretty = is_pretty(query.get("pretty"), accept, ua);
     let warnings = entry.strategy.warnings();
+    // Writes of RBAC objects are checked for escalation as the user's own.
+    let guard = match (&user, info.verb) {
+        (Some(u), Verb::Create | Verb::Update | Verb::Patch)
+            if entry.group == "rbac.authorization.k8s.io" =>
+        {
+            let ns = info.namespace.clone().unwrap_or_default();
+            match state
+                .authorizer
+                .escalation_guard(&state, u, &entry.names.plural, &ns)
+                .await
+            {
+                Ok(g) => g,
+                Err(e) => return e.into_response(),
+            }
+        }
+        _ => None,
+    };
     let ctx = Ctx {
         state,
         table,
@@ -151,6 +168,7 @@ async fn serve_resource(
         query,
         headers,
         user,
+        guard,
         writer: Writer { output, pretty },
     };
     let mut resp = dispatch(ctx, body).await;

@@ -17,6 +17,7 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use kapi_registry::cache::Cacher;
+use kapi_registry::rest::WriteGuard;
 use kapi_storage::{KeyValue, RangeRequest, Store};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -286,6 +287,133 @@ impl Subject {
     }
 }
 
+/// One atomic permission of a rule: a verb on one group/resource (and name), or on one
+/// non-resource URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Atom {
+    verb: String,
+    group: Option<String>,
+    resource: String,
+    name: Option<String>,
+    url: Option<String>,
+}
+
+impl Atom {
+    /// Whether an owner's rule holds this permission (upstream's `ruleCovers`).
+    fn covered_by(&self, owner: &Rule) -> bool {
+        if !has(&owner.verbs, &self.verb) {
+            return false;
+        }
+        if let Some(url) = &self.url {
+            return owner.non_resource_urls.iter().any(|u| {
+                u == "*" || u == url || u.strip_suffix('*').is_some_and(|p| url.starts_with(p))
+            });
+        }
+        let group = self.group.as_deref().unwrap_or_default();
+        let resource_ok = owner.resources.iter().any(|r| {
+            r == "*"
+                || *r == self.resource
+                || r.strip_prefix("*/")
+                    .is_some_and(|sub| self.resource.split_once('/').is_some_and(|(_, s)| s == sub))
+        });
+        let name_ok = owner.resource_names.is_empty()
+            || self
+                .name
+                .as_ref()
+                .is_some_and(|n| owner.resource_names.contains(n));
+        has(&owner.api_groups, group) && resource_ok && name_ok
+    }
+}
+
+fn atoms(rule: &Rule) -> Vec<Atom> {
+    let mut out = Vec::new();
+    for verb in &rule.verbs {
+        for url in &rule.non_resource_urls {
+            out.push(Atom {
+                verb: verb.clone(),
+                group: None,
+                resource: String::new(),
+                name: None,
+                url: Some(url.clone()),
+            });
+        }
+        for group in &rule.api_groups {
+            for resource in &rule.resources {
+                let names: Vec<Option<String>> = if rule.resource_names.is_empty() {
+                    vec![None]
+                } else {
+                    rule.resource_names.iter().cloned().map(Some).collect()
+                };
+                for name in names {
+                    out.push(Atom {
+                        verb: verb.clone(),
+                        group: Some(group.clone()),
+                        resource: resource.clone(),
+                        name,
+                        url: None,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The permissions of `requested` that `owner` does not hold, as upstream prints them
+/// (compacted per group and resource, `{APIGroups:["x"], Resources:["y"], Verbs:["get"]}`,
+/// sorted, each once).
+fn uncovered(owner: &[Rule], requested: &[Rule]) -> Vec<String> {
+    let missing: Vec<Atom> = requested
+        .iter()
+        .flat_map(atoms)
+        .filter(|a| !owner.iter().any(|o| a.covered_by(o)))
+        .collect();
+    // Compact: one rule per (group, resource, name/url) with its verbs.
+    let mut compact: Vec<(Atom, Vec<String>)> = Vec::new();
+    for a in missing {
+        let key = Atom {
+            verb: String::new(),
+            ..a.clone()
+        };
+        match compact.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, verbs)) if !verbs.contains(&a.verb) => verbs.push(a.verb),
+            Some(_) => {}
+            None => compact.push((key, vec![a.verb])),
+        }
+    }
+    let quoted = |v: &[String]| {
+        let parts: Vec<String> = v.iter().map(|s| format!("{s:?}")).collect();
+        format!("[{}]", parts.join(" "))
+    };
+    let mut out: Vec<String> = compact
+        .into_iter()
+        .map(|(a, verbs)| {
+            let mut parts = Vec::new();
+            if let Some(g) = &a.group {
+                parts.push(format!("APIGroups:{}", quoted(std::slice::from_ref(g))));
+                parts.push(format!(
+                    "Resources:{}",
+                    quoted(std::slice::from_ref(&a.resource))
+                ));
+            }
+            if let Some(u) = &a.url {
+                parts.push(format!(
+                    "NonResourceURLs:{}",
+                    quoted(std::slice::from_ref(u))
+                ));
+            }
+            if let Some(n) = &a.name {
+                parts.push(format!("ResourceNames:{}", quoted(std::slice::from_ref(n))));
+            }
+            parts.push(format!("Verbs:{}", quoted(&verbs)));
+            format!("{{{}}}", parts.join(", "))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The RBAC objects at some revisions.
 #[derive(Default)]
 struct Policy {
@@ -380,6 +508,32 @@ impl Policy {
     }
 
     /// Allowed, or the errors met on the way (upstream's `VisitRulesFor`).
+    /// Every rule bound to `user` cluster-wide and in `namespace`, as rules, and the
+    /// bindings whose role is missing.
+    fn owned_rules(&self, user: &User, namespace: &str) -> (Vec<Rule>, Vec<String>) {
+        let mut rules = Vec::new();
+        let mut errors = Vec::new();
+        let cluster = self.cluster_bindings.iter().map(|b| (b, ""));
+        let local = self
+            .bindings
+            .get(namespace)
+            .filter(|_| !namespace.is_empty())
+            .into_iter()
+            .flatten()
+            .map(|b| (b, namespace));
+        for (binding, ns) in cluster.chain(local) {
+            let subjects = binding.subjects.as_deref().unwrap_or_default();
+            if !subjects.iter().any(|s| s.applies_to(user, ns)) {
+                continue;
+            }
+            match self.rules_of(binding) {
+                Ok(r) => rules.extend_from_slice(r),
+                Err(e) => errors.push(e),
+            }
+        }
+        (rules, errors)
+    }
+
     /// Every rule bound to `user` cluster-wide and in `namespace`.
     fn rules_for(&self, user: &User, namespace: &str) -> Rules {
         let mut out = Rules::default();
@@ -675,6 +829,29 @@ impl Authorizer {
             .rules_for(user, namespace))
     }
 
+    /// The check of a write of a Role, ClusterRole, RoleBinding or ClusterRoleBinding by
+    /// `user` (upstream's escalation and bind checks), or `None` when nothing is checked
+    /// (members of `system:masters`, AlwaysAllow, other resources).
+    pub async fn escalation_guard(
+        &self,
+        state: &ApiState,
+        user: &User,
+        plural: &str,
+        namespace: &str,
+    ) -> Result<Option<WriteGuard>, ApiError> {
+        if user.in_group(MASTERS) || self.mode == Mode::AlwaysAllow || !RESOURCES.contains(&plural)
+        {
+            return Ok(None);
+        }
+        let policy = Arc::new(self.rbac.stored_policy(state).await?);
+        let (user, plural, namespace) = (user.clone(), plural.to_owned(), namespace.to_owned());
+        Ok(Some(WriteGuard(Arc::new(
+            move |obj: &serde_json::Value| {
+                check_escalation(&policy, &user, &plural, &namespace, obj)
+            },
+        ))))
+    }
+
     /// Allows the request, or answers upstream's 403.
     pub async fn authorize(
         &self,
@@ -792,6 +969,79 @@ async fn impersonate(
     }
     let uid = headers.get("impersonate-uid").map(text).unwrap_or_default();
     Ok(Some(User { name, uid, groups }))
+}
+
+/// Upstream's `ConfirmNoEscalation` and `BindingAuthorized`: a role may only grant what its
+/// writer holds (unless they may `escalate` it); a binding may only bind a role whose
+/// permissions its writer holds (unless they may `bind` it).
+fn check_escalation(
+    policy: &Policy,
+    user: &User,
+    plural: &str,
+    namespace: &str,
+    obj: &serde_json::Value,
+) -> Result<(), kapi_registry::Error> {
+    const GROUP: &str = "rbac.authorization.k8s.io";
+    let name = obj["metadata"]["name"].as_str().unwrap_or_default();
+    let may = |verb: &str, resource: &str, target: &str| {
+        policy
+            .authorize(
+                user,
+                &Attributes::Resource {
+                    verb: verb.into(),
+                    group: GROUP.into(),
+                    version: "v1".into(),
+                    resource: resource.into(),
+                    subresource: String::new(),
+                    name: target.into(),
+                    namespace: namespace.into(),
+                },
+            )
+            .is_ok()
+    };
+    let forbidden = |message: String| kapi_registry::Error::Forbidden {
+        group: GROUP.into(),
+        resource: plural.into(),
+        name: name.into(),
+        message,
+    };
+    let requested: Vec<Rule> = match plural {
+        "roles" | "clusterroles" => {
+            if may("escalate", plural, name) {
+                return Ok(());
+            }
+            serde_json::from_value(obj["rules"].clone()).unwrap_or_default()
+        }
+        _ => {
+            let binding: StoredBinding = serde_json::from_value(obj.clone()).unwrap_or_default();
+            let role_resource = match binding.role_ref.kind.as_str() {
+                "Role" => "roles",
+                _ => "clusterroles",
+            };
+            if may("bind", role_resource, &binding.role_ref.name) {
+                return Ok(());
+            }
+            let mut binding = binding;
+            binding.metadata.namespace = namespace.to_owned();
+            policy.rules_of(&binding).map_err(forbidden)?.to_vec()
+        }
+    };
+    let (owned, errors) = policy.owned_rules(user, namespace);
+    let missing = uncovered(&owned, &requested);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let groups: Vec<String> = user.groups.iter().map(|g| format!("{g:?}")).collect();
+    let mut message = format!(
+        "user {:?} (groups=[{}]) is attempting to grant RBAC permissions not currently held:\n{}",
+        user.name,
+        groups.join(" "),
+        missing.join("\n")
+    );
+    if !errors.is_empty() {
+        message.push_str(&format!("; resolution errors: [{}]", errors.join(", ")));
+    }
+    Err(forbidden(message))
 }
 
 /// Middleware (after authentication): applies `Impersonate-*` headers, then authorizes
@@ -945,6 +1195,34 @@ mod tests {
             e.message,
             r#"forbidden: User "alice" cannot get path "/metrics""#
         );
+    }
+
+    #[test]
+    fn uncovered_permissions_are_compacted_per_resource_and_sorted() {
+        let owner = vec![rule(
+            json!({"verbs": ["get"], "apiGroups": [""], "resources": ["configmaps"]}),
+        )];
+        let requested = vec![rule(json!({"verbs": ["get", "list"], "apiGroups": [""],
+            "resources": ["configmaps", "secrets"]}))];
+        assert_eq!(
+            uncovered(&owner, &requested),
+            [
+                r#"{APIGroups:[""], Resources:["configmaps"], Verbs:["list"]}"#,
+                r#"{APIGroups:[""], Resources:["secrets"], Verbs:["get" "list"]}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_star_is_only_covered_by_a_star() {
+        let owner = vec![rule(json!({"verbs": ["get", "list"], "apiGroups": ["*"],
+            "resources": ["*"]}))];
+        let all_verbs = vec![rule(json!({"verbs": ["*"], "apiGroups": [""],
+            "resources": ["pods"]}))];
+        assert_eq!(uncovered(&owner, &all_verbs).len(), 1);
+        let named = vec![rule(json!({"verbs": ["get"], "apiGroups": ["apps"],
+            "resources": ["deployments/scale"], "resourceNames": ["web"]}))];
+        assert!(uncovered(&owner, &named).is_empty());
     }
 
     #[test]

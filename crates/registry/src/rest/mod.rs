@@ -46,6 +46,20 @@ pub struct Stored {
     pub revision: i64,
 }
 
+/// A check of the final object of a write that depends on who writes (RBAC's escalation
+/// and bind checks); its error refuses the write.
+#[derive(Clone)]
+pub struct WriteGuard(pub std::sync::Arc<GuardFn>);
+
+/// The function of a [`WriteGuard`].
+pub type GuardFn = dyn Fn(&Value) -> Result<()> + Send + Sync;
+
+impl std::fmt::Debug for WriteGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WriteGuard")
+    }
+}
+
 /// Who writes, and how (the parts of a request the store needs).
 #[derive(Debug, Clone, Default)]
 pub struct WriteContext {
@@ -57,6 +71,8 @@ pub struct WriteContext {
     pub manager: String,
     /// Validate and answer, store nothing.
     pub dry_run: bool,
+    /// Checks the validated object before it is stored.
+    pub guard: Option<WriteGuard>,
 }
 
 /// The caller's half of an update (kube's `rest.UpdatedObjectInfo`): the new object,
@@ -424,6 +440,9 @@ impl<'a> RestStore<'a> {
                 meta::set_meta(&mut obj, "name", Some(json!(name)));
             }
             self.validate_create(&obj)?;
+            if let Some(guard) = &w.guard {
+                (guard.0)(&obj)?;
+            }
             let name = meta::name(&obj).to_owned();
             if let Some(ns) = w.namespace.as_deref() {
                 namespace::admit_create(self, ns, &name).await?;
@@ -492,6 +511,9 @@ impl<'a> RestStore<'a> {
                 self.record_update(w, &mut new, Some(old));
             }
             self.validate_update(&new, old, sub)?;
+            if let Some(guard) = &w.guard {
+                (guard.0)(&new)?;
+            }
             let allocator = self.entry.strategy.allocator();
             let taken = match allocator {
                 Some(a) => a.allocate(self, &mut new, Some(old), w.dry_run).await?,

@@ -162,6 +162,7 @@ pub async fn create(ctx: &Ctx, body: Body) -> Response {
             query: ctx.query.clone(),
             headers: ctx.headers.clone(),
             user: ctx.user.clone(),
+            guard: None,
             writer: ctx.writer,
         };
         let Decoded { obj: binding, .. } =
@@ -183,6 +184,7 @@ pub async fn create(ctx: &Ctx, body: Body) -> Response {
             subresource: Some("binding".into()),
             manager: ctx.manager(&opts),
             dry_run: opts.dry_run,
+            guard: None,
         };
         let mut info = UpdateFn::new(|current: Option<&Value>| match current {
             Some(pod) => bind(pod, &binding, &name),

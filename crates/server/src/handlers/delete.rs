@@ -70,6 +70,7 @@ fn delete_context(opts: &DeleteOptions, namespace: Option<String>) -> WriteConte
         subresource: None,
         manager: String::new(),
         dry_run: opts.dry_run,
+        guard: None,
     }
 }
 

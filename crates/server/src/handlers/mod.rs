@@ -75,6 +75,8 @@ pub struct Ctx {
     pub headers: HeaderMap,
     /// The authenticated user.
     pub user: Option<crate::authn::User>,
+    /// The check of this request's writes that depends on its user (RBAC escalation).
+    pub guard: Option<kapi_registry::rest::WriteGuard>,
     /// Response writer.
     pub writer: Writer,
 }
@@ -112,6 +114,7 @@ impl Ctx {
             subresource: self.info.subresource.clone(),
             manager: self.manager(opts),
             dry_run: opts.dry_run,
+            guard: self.guard.clone(),
         }
     }
 
@@ -145,6 +148,7 @@ impl Ctx {
             query: Query::default(),
             headers: self.headers.clone(),
             user: self.user.clone(),
+            guard: self.guard.clone(),
             writer: self.writer,
         }
     }
