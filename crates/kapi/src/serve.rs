@@ -81,6 +81,12 @@ pub struct ServeArgs {
     /// (the admin kubeconfig's token) is always read too.
     #[arg(long)]
     token_auth_file: Option<std::path::PathBuf>,
+    /// Requests without credentials act as `system:anonymous` (group
+    /// `system:unauthenticated`) and get what RBAC grants them (the bootstrap policy: the
+    /// health and version paths) instead of 401. Off by default, unlike kube-apiserver.
+    #[arg(long, default_value_t = false, num_args = 0..=1, default_missing_value = "true",
+        action = clap::ArgAction::Set)]
+    anonymous_auth: bool,
 }
 
 /// Parses Go-style durations: `300ms`, `10s`, `5m`, `1h` (or bare seconds).
@@ -151,6 +157,7 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         service_network: service_network.clone(),
         authorization: args.authorization_mode,
         token_users,
+        anonymous_auth: args.anonymous_auth,
     };
     let shutdown = shutdown_signal()?;
     let registry = Arc::new(Registry::new());

@@ -620,3 +620,38 @@ async fn binding_a_role_needs_its_permissions_or_the_bind_verb() {
     .await;
     assert_eq!(status, 201, "{v}");
 }
+
+#[tokio::test]
+async fn with_anonymous_auth_a_request_without_credentials_gets_what_rbac_grants_anonymous() {
+    let kapi = kapi_with_users(&["--anonymous-auth"]).await;
+    let anonymous = kapi.anonymous_client().await;
+    let (status, s) = send(&anonymous, "GET", "/api", &Value::Null).await;
+    assert_eq!(status, 403, "{s}");
+    assert_eq!(
+        s["message"],
+        "forbidden: User \"system:anonymous\" cannot get path \"/api\""
+    );
+    let (status, _, _) = send_raw(&anonymous, request("GET", "/version", &Value::Null)).await;
+    assert_eq!(status, 200);
+    // A grant to system:unauthenticated counts for it.
+    let group = json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Group",
+        "name": "system:unauthenticated"});
+    admin_creates(&kapi, ROLES, configmap_reader()).await;
+    admin_creates(
+        &kapi,
+        ROLE_BINDINGS,
+        role_binding("anyone-reads", "Role", "cm-reader", group),
+    )
+    .await;
+    let (status, v) = send(&anonymous, "GET", CONFIGMAPS, &Value::Null).await;
+    assert_eq!(status, 200, "{v}");
+    // Wrong credentials are still refused.
+    let (status, _) = send(
+        &as_user(&kapi, "forged").await,
+        "GET",
+        CONFIGMAPS,
+        &Value::Null,
+    )
+    .await;
+    assert_eq!(status, 401);
+}

@@ -48,16 +48,23 @@ impl User {
     }
 }
 
+/// The user of a request without credentials when `--anonymous-auth` is on.
+pub const ANONYMOUS: &str = "system:anonymous";
+/// The group of requests without credentials.
+pub const UNAUTHENTICATED: &str = "system:unauthenticated";
+
 /// Accepted bearer tokens and whom each authenticates.
 #[derive(Debug, Default)]
 pub struct Authenticator {
     tokens: HashMap<String, User>,
+    anonymous: bool,
 }
 
 impl Authenticator {
-    /// Accepts exactly these bearer tokens (plus CA-signed client certificates).
-    pub fn new(tokens: HashMap<String, User>) -> Self {
-        Self { tokens }
+    /// Accepts exactly these bearer tokens (plus CA-signed client certificates); requests
+    /// without credentials are `system:anonymous` when `anonymous`, else refused (401).
+    pub fn new(tokens: HashMap<String, User>, anonymous: bool) -> Self {
+        Self { tokens, anonymous }
     }
 
     /// The user a request authenticates as, if any.
@@ -100,9 +107,20 @@ pub async fn authenticate(
     if is_public(req.uri().path()) {
         return next.run(req).await;
     }
+    let has_credentials = req.headers().contains_key(AUTHORIZATION)
+        || req.extensions().get::<ClientCertUser>().is_some();
     match auth.authenticate(&req) {
         Some(user) => {
             req.extensions_mut().insert(user);
+            next.run(req).await
+        }
+        // Wrong credentials are 401 whatever the anonymous setting, as upstream.
+        None if auth.anonymous && !has_credentials => {
+            req.extensions_mut().insert(User {
+                name: ANONYMOUS.to_owned(),
+                uid: String::new(),
+                groups: vec![UNAUTHENTICATED.to_owned()],
+            });
             next.run(req).await
         }
         None => ApiError::unauthorized().into_response(),

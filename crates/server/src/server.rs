@@ -35,6 +35,8 @@ pub struct ServerOptions {
     pub authorization: crate::authz::Mode,
     /// Users of `--token-auth-file` (token → user), besides the data dir's admin token.
     pub token_users: std::collections::HashMap<String, crate::authn::User>,
+    /// Requests without credentials are `system:anonymous` (`--anonymous-auth`) instead of 401.
+    pub anonymous_auth: bool,
 }
 
 impl Default for ServerOptions {
@@ -48,6 +50,7 @@ impl Default for ServerOptions {
             service_network: Default::default(),
             authorization: Default::default(),
             token_users: Default::default(),
+            anonymous_auth: false,
         }
     }
 }
@@ -172,7 +175,7 @@ impl Server {
         let (listener, tls, local_addr, kubeconfig, creds) = prepared;
         let mut tokens = opts.token_users.clone();
         tokens.extend(creds.tokens.clone());
-        let auth = Arc::new(Authenticator::new(tokens));
+        let auth = Arc::new(Authenticator::new(tokens, opts.anonymous_auth));
         let (shutdown, shutdown_rx) = tokio::sync::watch::channel(false);
         let health = Arc::new(crate::health::Health::new(
             store.clone(),
