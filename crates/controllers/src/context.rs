@@ -41,6 +41,9 @@ pub struct Context {
     /// The CA bundle (PEM) that verifies the API server, published in every namespace as
     /// `kube-root-ca.crt`; `None` publishes nothing.
     pub root_ca: Option<String>,
+    /// The key that signs ServiceAccount tokens; with it the token controller fills
+    /// `kubernetes.io/service-account-token` Secrets.
+    pub token_signer: Option<Arc<kapi_serviceaccount::SigningKey>>,
 }
 
 impl Context {

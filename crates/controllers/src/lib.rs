@@ -5,7 +5,8 @@
 //! storage-version-migration controller ([`migration`]), and the `default` ServiceAccount
 //! and `kube-root-ca.crt` ConfigMap of every namespace ([`namespace_objects`]), and the end
 //! of Pods' grace periods, where a kubelet would delete them ([`pod_termination`]), and the
-//! rules of aggregated ClusterRoles ([`clusterrole_aggregation`]). Every
+//! rules of aggregated ClusterRoles ([`clusterrole_aggregation`]), and the legacy tokens of
+//! ServiceAccount token Secrets ([`service_account_tokens`]). Every
 //! controller follows its resources through the watch caches, writes through the REST
 //! store (`kapi_registry::rest`, so strategies, validation and resourceVersions apply),
 //! reconciles everything when it starts, and stops on shutdown. With several kapi processes on one etcd, the namespace,
@@ -23,6 +24,7 @@ pub mod namespace;
 pub mod namespace_objects;
 pub mod pod_termination;
 pub mod runtime;
+pub mod service_account_tokens;
 
 pub use context::{Context, PostStartHooks};
 pub use leader::LeaseTiming;
@@ -51,7 +53,7 @@ impl Default for ControllerOptions {
 
 /// The controllers `--controllers` can turn off, kube-controller-manager's names first and
 /// their older aliases after. The CRD controller is the API server's own and always runs.
-pub const OPTIONAL: [(&str, &[&str]); 7] = [
+pub const OPTIONAL: [(&str, &[&str]); 8] = [
     (namespace::NAME, &["namespace"]),
     (gc::NAME, &["garbagecollector", "garbage-collector"]),
     (migration::NAME, &["storage-version-migrator"]),
@@ -62,6 +64,7 @@ pub const OPTIONAL: [(&str, &[&str]); 7] = [
     ),
     (pod_termination::NAME, &["pod-termination"]),
     (clusterrole_aggregation::NAME, &["clusterrole-aggregation"]),
+    (service_account_tokens::NAME, &["serviceaccount-token"]),
 ];
 
 /// A `--controllers` list as kube-controller-manager reads it: `*` turns on every
@@ -144,7 +147,7 @@ const CRD_FIRST_PASS: Duration = Duration::from_secs(10);
 
 /// The post-start hooks the controllers mark; [`start`] registers those of the controllers
 /// it runs.
-pub const HOOKS: [&str; 8] = [
+pub const HOOKS: [&str; 9] = [
     crd::HOOK,
     namespace::HOOK,
     gc::HOOK,
@@ -153,6 +156,7 @@ pub const HOOKS: [&str; 8] = [
     namespace_objects::ROOT_CA_HOOK,
     pod_termination::HOOK,
     clusterrole_aggregation::HOOK,
+    service_account_tokens::HOOK,
 ];
 
 /// Starts every controller. Returns once the CRD controller has reconciled the stored
@@ -177,6 +181,11 @@ pub async fn start(
         optional.push(Arc::new(
             namespace_objects::NamespaceObjectController::root_ca(ca.as_str()),
         ));
+    }
+    if let Some(signer) = &ctx.token_signer {
+        optional.push(Arc::new(service_account_tokens::ServiceAccountTokens::new(
+            signer.clone(),
+        )));
     }
     let mut tasks = Vec::new();
     for controller in optional {

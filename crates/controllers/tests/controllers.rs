@@ -43,6 +43,11 @@ impl Process {
             hooks: Arc::new(NoHooks),
             shutdown: rx,
             root_ca: Some(TEST_CA.into()),
+            token_signer: Some(Arc::new(
+                kapi_serviceaccount::SigningKey::generate()
+                    .expect("a signing key")
+                    .0,
+            )),
         });
         let p = Self { ctx, shutdown };
         for ns in ["kube-system", "default"] {
@@ -292,6 +297,30 @@ async fn namespace(p: &Process, name: &str) {
 
 async fn service_account(p: &Process, ns: &str, name: &str) -> Option<Value> {
     p.get("", "v1", "serviceaccounts", Some(ns), name).await
+}
+
+async fn secret(p: &Process, ns: &str, name: &str) -> Option<Value> {
+    p.get("", "v1", "secrets", Some(ns), name).await
+}
+
+/// Creates ServiceAccount `robot` and its token Secret `robot-token` in `default`.
+async fn robot_with_token_secret(p: &Process) -> Value {
+    let sa = json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "robot"}});
+    let sa = p
+        .resource("", "v1", "serviceaccounts")
+        .rest()
+        .create(&in_default(), sa)
+        .await
+        .unwrap();
+    let s = json!({"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
+        "metadata": {"name": "robot-token",
+            "annotations": {"kubernetes.io/service-account.name": "robot"}}});
+    p.resource("", "v1", "secrets")
+        .rest()
+        .create(&in_default(), s)
+        .await
+        .unwrap();
+    sa
 }
 
 async fn root_ca(p: &Process, ns: &str) -> Option<Value> {
@@ -680,6 +709,70 @@ mod cases {
         .await;
     }
 
+    pub async fn a_token_secret_gets_a_legacy_token_of_its_service_account(backend: Backend) {
+        use base64::Engine;
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        let sa = robot_with_token_secret(&p).await;
+        eventually("the token filled in", || async {
+            secret(&p, "default", "robot-token")
+                .await
+                .is_some_and(|s| s["data"]["token"].is_string())
+        })
+        .await;
+        let s = secret(&p, "default", "robot-token").await.unwrap();
+        let b64 = |k: &str| {
+            let text = s["data"][k].as_str().unwrap();
+            String::from_utf8(
+                base64::engine::general_purpose::STANDARD
+                    .decode(text)
+                    .unwrap(),
+            )
+            .unwrap()
+        };
+        assert_eq!(b64("namespace"), "default");
+        assert_eq!(b64("ca.crt"), TEST_CA);
+        let uid = &sa["metadata"]["uid"];
+        assert_eq!(
+            s["metadata"]["annotations"]["kubernetes.io/service-account.uid"],
+            *uid
+        );
+        let token = kapi_serviceaccount::jws::Unverified::parse(&b64("token")).unwrap();
+        let signer = p.ctx.token_signer.as_ref().unwrap();
+        assert!(token.verified_by(&[signer.verifying_key().clone()]));
+        assert_eq!(token.claims["iss"], "kubernetes/serviceaccount");
+        assert_eq!(token.claims["sub"], "system:serviceaccount:default:robot");
+        assert_eq!(
+            token.claims["kubernetes.io/serviceaccount/service-account.uid"],
+            *uid
+        );
+        assert_eq!(
+            token.claims["kubernetes.io/serviceaccount/secret.name"],
+            "robot-token"
+        );
+    }
+
+    pub async fn a_deleted_service_account_takes_its_token_secrets_along(backend: Backend) {
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        robot_with_token_secret(&p).await;
+        eventually("the token filled in", || async {
+            secret(&p, "default", "robot-token")
+                .await
+                .is_some_and(|s| s["data"]["token"].is_string())
+        })
+        .await;
+        p.resource("", "v1", "serviceaccounts")
+            .rest()
+            .delete(&in_default(), "robot", &DeleteOptions::default())
+            .await
+            .unwrap();
+        eventually("the token secret deleted", || async {
+            secret(&p, "default", "robot-token").await.is_none()
+        })
+        .await;
+    }
+
     pub async fn a_deleted_namespace_goes_despite_its_default_objects(backend: Backend) {
         let p = Process::new(&backend).await;
         p.start(None).await;
@@ -741,4 +834,6 @@ backend_suite!(
     a_new_namespace_gets_the_root_ca_config_map,
     an_edited_root_ca_config_map_is_put_back,
     a_deleted_namespace_goes_despite_its_default_objects,
+    a_token_secret_gets_a_legacy_token_of_its_service_account,
+    a_deleted_service_account_takes_its_token_secrets_along,
 );

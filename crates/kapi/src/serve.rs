@@ -87,6 +87,29 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = false, num_args = 0..=1, default_missing_value = "true",
         action = clap::ArgAction::Set)]
     anonymous_auth: bool,
+    /// The PEM private key (RSA, or EC P-256/P-384) that signs ServiceAccount tokens; without
+    /// it kapi uses the data dir's `service-account.key`, made on first start.
+    #[arg(long)]
+    service_account_signing_key_file: Option<PathBuf>,
+    /// PEM files of more keys that verify ServiceAccount tokens (public or private keys,
+    /// certificates; repeatable). The signing key always verifies.
+    #[arg(long, value_delimiter = ',')]
+    service_account_key_file: Vec<PathBuf>,
+    /// The issuer (`iss`) of ServiceAccount tokens (repeatable: the first issues, all are
+    /// accepted). Default https://kubernetes.default.svc.cluster.local.
+    #[arg(long)]
+    service_account_issuer: Vec<String>,
+    /// Audiences the API accepts in tokens (comma-separated); default the issuers.
+    #[arg(long, value_delimiter = ',')]
+    api_audiences: Vec<String>,
+    /// The longest lifetime of a requested ServiceAccount token; longer requests are
+    /// shortened to it (with a warning).
+    #[arg(long, value_parser = parse_duration)]
+    service_account_max_token_expiration: Option<Duration>,
+    /// The `jwks_uri` of the OpenID discovery document; default the issuer's host with
+    /// /openid/v1/jwks.
+    #[arg(long)]
+    service_account_jwks_uri: Option<String>,
 }
 
 /// Parses Go-style durations: `300ms`, `10s`, `5m`, `1h` (or bare seconds).
@@ -158,6 +181,14 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         authorization: args.authorization_mode,
         token_users,
         anonymous_auth: args.anonymous_auth,
+        service_accounts: kapi_server::service_accounts::ServiceAccountOptions {
+            signing_key_file: args.service_account_signing_key_file.clone(),
+            key_files: args.service_account_key_file.clone(),
+            issuers: args.service_account_issuer.clone(),
+            api_audiences: args.api_audiences.clone(),
+            max_token_expiration: args.service_account_max_token_expiration,
+            jwks_uri: args.service_account_jwks_uri.clone(),
+        },
     };
     let shutdown = shutdown_signal()?;
     let registry = Arc::new(Registry::new());
@@ -221,6 +252,10 @@ fn controller_context(server: &Server) -> Arc<kapi_controllers::Context> {
         hooks: Arc::new(HealthHooks(state.health.clone())),
         shutdown: state.shutdown.clone(),
         root_ca: Some(server.ca_pem().to_owned()),
+        token_signer: state
+            .authenticator
+            .service_accounts()
+            .map(|sa| sa.signer().clone()),
     })
 }
 

@@ -226,6 +226,18 @@ async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
             _ => ApiError::method_not_allowed().into_response(),
         };
     }
+    if handlers::token_request::applies(&ctx) {
+        return match ctx.info.verb {
+            Verb::Create => handlers::token_request::create(&ctx, body).await,
+            _ => ApiError::method_not_allowed().into_response(),
+        };
+    }
+    if handlers::token_review::applies(&ctx) {
+        return match ctx.info.verb {
+            Verb::Create => handlers::token_review::create(&ctx, body).await,
+            _ => ApiError::method_not_allowed().into_response(),
+        };
+    }
     if handlers::component_status::applies(&ctx) {
         return handlers::component_status::dispatch(&ctx).await;
     }
@@ -243,8 +255,7 @@ async fn dispatch(ctx: Ctx, body: axum::body::Body) -> Response {
         && !ctx.entry.strategy.writes_subresource(sub)
     {
         // Discovery lists every subresource upstream has; those that need a kubelet
-        // (log, exec, attach, portforward, proxy) or a path kapi lacks yet (token) say
-        // so.
+        // (log, exec, attach, portforward, proxy) say so.
         return ApiError::not_served(format!(
             "kapi does not serve {}/{sub} (it runs no kubelet, and this subresource is not implemented yet)",
             ctx.entry.names.plural

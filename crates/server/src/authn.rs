@@ -1,16 +1,19 @@
-//! Authentication: bearer tokens of the token files (kapi's own `tokens.csv` and
-//! `--token-auth-file`, each token naming a user, uid and groups), or client certificates
-//! signed by the CA (CN = user, O = groups). Every authenticated user is also in
+//! Authentication: client certificates signed by the CA (CN = user, O = groups), bearer
+//! tokens of the token files (kapi's own `tokens.csv` and `--token-auth-file`, each token
+//! naming a user, uid and groups), or ServiceAccount tokens (signed JWTs, see
+//! [`crate::service_accounts`]). Every authenticated user is also in
 //! `system:authenticated`. Everything else gets 401, except the health and version
 //! endpoints.
 
 use crate::listener::ClientCertUser;
+use crate::service_accounts::{ServiceAccountTokens, TokenAuth};
+use crate::state::ApiState;
 use crate::status::ApiError;
 use axum::extract::{Request, State};
 use axum::http::header::AUTHORIZATION;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// The group of every authenticated user.
@@ -27,6 +30,8 @@ pub struct User {
     pub uid: String,
     /// Groups, `system:authenticated` among them.
     pub groups: Vec<String>,
+    /// Extra attributes (`authentication.kubernetes.io/credential-id`, a bound token's pod).
+    pub extra: BTreeMap<String, Vec<String>>,
 }
 
 impl User {
@@ -39,6 +44,7 @@ impl User {
             name: name.to_owned(),
             uid: uid.to_owned(),
             groups,
+            extra: BTreeMap::new(),
         }
     }
 
@@ -58,27 +64,115 @@ pub const UNAUTHENTICATED: &str = "system:unauthenticated";
 pub struct Authenticator {
     tokens: HashMap<String, User>,
     anonymous: bool,
+    service_accounts: Option<Arc<ServiceAccountTokens>>,
+}
+
+/// Why a request did not authenticate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// It carried no credentials.
+    NoCredentials,
+    /// Its credentials are not valid, and why (logged, never sent).
+    Invalid(String),
 }
 
 impl Authenticator {
     /// Accepts exactly these bearer tokens (plus CA-signed client certificates); requests
     /// without credentials are `system:anonymous` when `anonymous`, else refused (401).
     pub fn new(tokens: HashMap<String, User>, anonymous: bool) -> Self {
-        Self { tokens, anonymous }
+        Self {
+            tokens,
+            anonymous,
+            service_accounts: None,
+        }
     }
 
-    /// The user a request authenticates as, if any.
-    pub fn authenticate(&self, req: &Request) -> Option<User> {
-        if let Some(value) = req.headers().get(AUTHORIZATION)
-            && let Ok(text) = value.to_str()
-            && let Some(token) = strip_bearer(text)
-            && let Some(user) = self.tokens.get(token)
-        {
-            return Some(user.clone());
+    /// Also accepts ServiceAccount tokens signed by these keys.
+    pub fn with_service_accounts(mut self, tokens: Arc<ServiceAccountTokens>) -> Self {
+        self.service_accounts = Some(tokens);
+        self
+    }
+
+    /// The ServiceAccount keys and issuers, if configured.
+    pub fn service_accounts(&self) -> Option<&Arc<ServiceAccountTokens>> {
+        self.service_accounts.as_ref()
+    }
+
+    /// Whom a bearer token authenticates as, for `audiences` (the API's when `None`), and
+    /// the audiences it was accepted for (TokenReview's answer): `Ok(None)` for a token no
+    /// authenticator knows, `Err` with the reason for one that must be refused.
+    pub async fn authenticate_token(
+        &self,
+        state: &ApiState,
+        token: &str,
+        audiences: Option<&[String]>,
+    ) -> Result<Option<(User, Vec<String>)>, String> {
+        if let Some(user) = self.tokens.get(token) {
+            let auds = match (audiences, &self.service_accounts) {
+                (Some(a), _) => a.to_vec(),
+                (None, Some(sa)) => sa.api_audiences().to_vec(),
+                (None, None) => Vec::new(),
+            };
+            return Ok(Some((user.clone(), auds)));
         }
-        req.extensions()
-            .get::<ClientCertUser>()
-            .map(|c| c.0.clone())
+        let Some(sa) = &self.service_accounts else {
+            return Ok(None);
+        };
+        match sa.authenticate(state, token, audiences).await {
+            TokenAuth::User(user, auds) => Ok(Some((user, auds))),
+            TokenAuth::Refused(why) => Err(why),
+            TokenAuth::NotMine => Ok(None),
+        }
+    }
+
+    /// The user a request authenticates as: its client certificate's, else its bearer
+    /// token's.
+    pub async fn authenticate(
+        &self,
+        state: &ApiState,
+        presented: Presented,
+    ) -> Result<User, Refusal> {
+        match presented {
+            Presented::Certificate(user) => Ok(user),
+            Presented::Bearer(token) => match self.authenticate_token(state, &token, None).await {
+                Ok(Some((user, _))) => Ok(user),
+                Ok(None) => Err(Refusal::Invalid("invalid bearer token".into())),
+                Err(why) => Err(Refusal::Invalid(format!("[invalid bearer token, {why}]"))),
+            },
+            Presented::Malformed => Err(Refusal::Invalid(
+                "the Authorization header is not a bearer token".into(),
+            )),
+            Presented::Nothing => Err(Refusal::NoCredentials),
+        }
+    }
+}
+
+/// The credentials a request presents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Presented {
+    /// A client certificate the CA signed, and its user.
+    Certificate(User),
+    /// A bearer token.
+    Bearer(String),
+    /// An `Authorization` header that is not a bearer token.
+    Malformed,
+    /// None.
+    Nothing,
+}
+
+impl Presented {
+    /// What `req` presents (a client certificate first, as upstream's union).
+    pub fn of(req: &Request) -> Self {
+        if let Some(c) = req.extensions().get::<ClientCertUser>() {
+            return Self::Certificate(c.0.clone());
+        }
+        match req.headers().get(AUTHORIZATION) {
+            None => Self::Nothing,
+            Some(value) => match value.to_str().ok().and_then(strip_bearer) {
+                Some(token) => Self::Bearer(token.to_owned()),
+                None => Self::Malformed,
+            },
+        }
     }
 }
 
@@ -100,30 +194,35 @@ fn is_public(path: &str) -> bool {
 
 /// Middleware: lets public paths through, authenticates everything else.
 pub async fn authenticate(
-    State(auth): State<Arc<Authenticator>>,
+    State(state): State<Arc<ApiState>>,
     mut req: Request,
     next: Next,
 ) -> Response {
     if is_public(req.uri().path()) {
         return next.run(req).await;
     }
-    let has_credentials = req.headers().contains_key(AUTHORIZATION)
-        || req.extensions().get::<ClientCertUser>().is_some();
-    match auth.authenticate(&req) {
-        Some(user) => {
+    let auth = state.authenticator.clone();
+    match auth.authenticate(&state, Presented::of(&req)).await {
+        Ok(user) => {
             req.extensions_mut().insert(user);
             next.run(req).await
         }
         // Wrong credentials are 401 whatever the anonymous setting, as upstream.
-        None if auth.anonymous && !has_credentials => {
+        Err(Refusal::NoCredentials) if auth.anonymous => {
             req.extensions_mut().insert(User {
                 name: ANONYMOUS.to_owned(),
                 uid: String::new(),
                 groups: vec![UNAUTHENTICATED.to_owned()],
+                extra: BTreeMap::new(),
             });
             next.run(req).await
         }
-        None => ApiError::unauthorized().into_response(),
+        Err(Refusal::NoCredentials) => ApiError::unauthorized().into_response(),
+        Err(Refusal::Invalid(why)) => {
+            // The reason only: never the credential itself.
+            tracing::info!(reason = %why, path = %req.uri().path(), "Unable to authenticate the request");
+            ApiError::unauthorized().into_response()
+        }
     }
 }
 

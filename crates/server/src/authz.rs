@@ -968,7 +968,23 @@ async fn impersonate(
         }
     }
     let uid = headers.get("impersonate-uid").map(text).unwrap_or_default();
-    Ok(Some(User { name, uid, groups }))
+    let mut extra: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for (header, value) in headers {
+        if let Some(key) = header.as_str().strip_prefix("impersonate-extra-") {
+            // Keys are percent-encoded in header names (upstream's `unescapeExtraKey`).
+            let key = form_urlencoded::parse(format!("k={}", key.replace('+', "%2B")).as_bytes())
+                .next()
+                .map(|(_, v)| v.into_owned())
+                .unwrap_or_else(|| key.to_owned());
+            extra.entry(key).or_default().push(text(value));
+        }
+    }
+    Ok(Some(User {
+        name,
+        uid,
+        groups,
+        extra,
+    }))
 }
 
 /// Upstream's `ConfirmNoEscalation` and `BindingAuthorized`: a role may only grant what its

@@ -1,7 +1,9 @@
 //! The RBAC policy kube-apiserver creates on start (its `rbac/bootstrap-roles` post-start
 //! hook): `cluster-admin` bound to `system:masters`; `system:discovery`,
 //! `system:basic-user` and `system:public-info-viewer` bound to every authenticated user
-//! (the last also to `system:unauthenticated`). Each ClusterRole and ClusterRoleBinding is
+//! (the last also to `system:unauthenticated`); `system:service-account-issuer-discovery`
+//! (the OpenID discovery paths) bound to every ServiceAccount; `system:auth-delegator`
+//! (TokenReview and SubjectAccessReview, for proxies that delegate) unbound. Each ClusterRole and ClusterRoleBinding is
 //! created when missing and left alone when it exists, labelled
 //! `kubernetes.io/bootstrapping: rbac-defaults` as upstream's. Also the aggregated `admin`,
 //! `edit` and `view` ClusterRoles and the `system:aggregate-to-*` roles they gather
@@ -111,8 +113,34 @@ pub fn objects() -> Vec<(&'static str, Value)> {
             ),
         ),
         (
+            "clusterroles",
+            cluster_role(
+                "system:service-account-issuer-discovery",
+                json!([{"nonResourceURLs": ["/.well-known/openid-configuration",
+                    "/.well-known/openid-configuration/", "/openid/v1/jwks", "/openid/v1/jwks/"],
+                    "verbs": ["get"]}]),
+            ),
+        ),
+        (
+            "clusterroles",
+            cluster_role(
+                "system:auth-delegator",
+                json!([{"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"],
+                        "verbs": ["create"]},
+                       {"apiGroups": ["authorization.k8s.io"],
+                        "resources": ["subjectaccessreviews"], "verbs": ["create"]}]),
+            ),
+        ),
+        (
             "clusterrolebindings",
             binding("cluster-admin", &["system:masters"]),
+        ),
+        (
+            "clusterrolebindings",
+            binding(
+                "system:service-account-issuer-discovery",
+                &["system:serviceaccounts"],
+            ),
         ),
         (
             "clusterrolebindings",

@@ -4,6 +4,7 @@ use crate::api;
 use crate::authn::{self, Authenticator};
 use crate::metrics::Metrics;
 use crate::pki::{self, Credentials, PkiError};
+use crate::service_accounts::ServiceAccountTokens;
 use crate::state::ApiState;
 use crate::tls::{self, TlsError};
 use axum::Router;
@@ -37,6 +38,8 @@ pub struct ServerOptions {
     pub token_users: std::collections::HashMap<String, crate::authn::User>,
     /// Requests without credentials are `system:anonymous` (`--anonymous-auth`) instead of 401.
     pub anonymous_auth: bool,
+    /// ServiceAccount token keys, issuers and audiences (`--service-account-*`).
+    pub service_accounts: crate::service_accounts::ServiceAccountOptions,
 }
 
 impl Default for ServerOptions {
@@ -51,6 +54,7 @@ impl Default for ServerOptions {
             authorization: Default::default(),
             token_users: Default::default(),
             anonymous_auth: false,
+            service_accounts: Default::default(),
         }
     }
 }
@@ -64,6 +68,9 @@ pub enum ServerError {
     /// TLS configuration.
     #[error(transparent)]
     Tls(#[from] TlsError),
+    /// ServiceAccount keys.
+    #[error("service account keys: {0}")]
+    ServiceAccountKeys(#[from] crate::service_accounts::ServiceAccountKeyError),
     /// Bootstrapping the API (system namespaces).
     #[error("bootstrap: {0}")]
     Bootstrap(#[from] crate::status::ApiError),
@@ -83,13 +90,14 @@ pub enum ServerError {
 /// A boxed error from opening the store.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// Listener, TLS config, bound address, kubeconfig path and credentials.
+/// Listener, TLS config, bound address, kubeconfig path, credentials and ServiceAccount
+/// keys.
 type Prepared = (
     TcpListener,
     Arc<rustls::ServerConfig>,
     SocketAddr,
     PathBuf,
-    Credentials,
+    (Credentials, Arc<ServiceAccountTokens>),
 );
 
 /// A server bound to its port and ready to serve.
@@ -124,14 +132,7 @@ impl Server {
     ) -> Result<Self, ServerError> {
         let (store, prepared) = tokio::join!(open_store, Self::prepare(&opts));
         let store = store.map_err(ServerError::Store)?;
-        let (listener, tls, local_addr, kubeconfig, creds) = prepared?;
-        Self::finish(
-            opts,
-            store,
-            registry,
-            (listener, tls, local_addr, kubeconfig, creds),
-        )
-        .await
+        Self::finish(opts, store, registry, prepared?).await
     }
 
     async fn prepare(opts: &ServerOptions) -> Result<Prepared, ServerError> {
@@ -142,15 +143,19 @@ impl Server {
             .filter(|ip| !ip.is_unspecified())
             .collect();
         let data_dir = opts.data_dir.clone();
-        let creds =
-            tokio::task::spawn_blocking(move || Credentials::load_or_create(&data_dir, &extra))
-                .await
-                .map_err(|e| {
-                    PkiError::File(crate::files::FileError {
-                        path: opts.data_dir.clone(),
-                        source: std::io::Error::other(e),
-                    })
-                })??;
+        let sa_opts = opts.service_accounts.clone();
+        let (creds, sa) = tokio::task::spawn_blocking(move || {
+            let creds = Credentials::load_or_create(&data_dir, &extra)?;
+            let sa = ServiceAccountTokens::load(&sa_opts, &data_dir)?;
+            Ok::<_, ServerError>((creds, Arc::new(sa)))
+        })
+        .await
+        .map_err(|e| {
+            PkiError::File(crate::files::FileError {
+                path: opts.data_dir.clone(),
+                source: std::io::Error::other(e),
+            })
+        })??;
         tracing::debug!("credentials loaded");
         let tls = tls::server_config(&creds)?;
         let addr = SocketAddr::new(opts.bind_address, opts.secure_port);
@@ -163,7 +168,7 @@ impl Server {
         let url = format!("https://{}", client_host(opts, local_addr));
         let kubeconfig = pki::write_kubeconfig(&opts.data_dir, &url, &creds)?;
         tracing::debug!("kubeconfig written");
-        Ok((listener, tls, local_addr, kubeconfig, creds))
+        Ok((listener, tls, local_addr, kubeconfig, (creds, sa)))
     }
 
     async fn finish(
@@ -172,10 +177,12 @@ impl Server {
         registry: Arc<Registry>,
         prepared: Prepared,
     ) -> Result<Self, ServerError> {
-        let (listener, tls, local_addr, kubeconfig, creds) = prepared;
+        let (listener, tls, local_addr, kubeconfig, (creds, sa)) = prepared;
         let mut tokens = opts.token_users.clone();
         tokens.extend(creds.tokens.clone());
-        let auth = Arc::new(Authenticator::new(tokens, opts.anonymous_auth));
+        let auth = Arc::new(
+            Authenticator::new(tokens, opts.anonymous_auth).with_service_accounts(sa.clone()),
+        );
         let (shutdown, shutdown_rx) = tokio::sync::watch::channel(false);
         let health = Arc::new(crate::health::Health::new(
             store.clone(),
@@ -192,6 +199,7 @@ impl Server {
             server_address: client_host(&opts, local_addr).to_string(),
             shutdown: shutdown_rx,
             authorizer: crate::authz::Authorizer::new(opts.authorization),
+            authenticator: auth,
         });
         crate::namespace_lifecycle::ensure_system_namespaces(&state).await?;
         state.health.mark_started(SYSTEM_NAMESPACES_HOOK);
@@ -221,7 +229,7 @@ impl Server {
         Ok(Self {
             listener,
             tls,
-            app: router(auth, state.clone()),
+            app: router(state.clone()),
             state,
             local_addr,
             kubeconfig,
@@ -276,10 +284,12 @@ fn client_host(opts: &ServerOptions, bound: SocketAddr) -> SocketAddr {
     SocketAddr::new(ip, bound.port())
 }
 
-fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
+fn router(state: Arc<ApiState>) -> Router {
     let health = state.health.clone();
     let fixed_state = state.clone();
     let authz_state = state.clone();
+    let authn_state = state.clone();
+    let oidc_state = state.clone();
     let api = Router::new()
         .route("/api", any(api::serve))
         .route("/api/{*rest}", any(api::serve))
@@ -291,6 +301,14 @@ fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
         .with_state(state);
     let fixed = crate::health::probe_routes(health)
         .route("/version", get(crate::health::version))
+        .route(
+            crate::oidc::CONFIGURATION_PATH,
+            get(crate::oidc::configuration).with_state(oidc_state.clone()),
+        )
+        .route(
+            crate::oidc::JWKS_PATH,
+            get(crate::oidc::keys).with_state(oidc_state),
+        )
         .route(
             "/metrics",
             get(crate::metrics_endpoint::serve).with_state(fixed_state),
@@ -304,7 +322,7 @@ fn router(auth: Arc<Authenticator>, state: Arc<ApiState>) -> Router {
             crate::authz::authorize,
         ))
         .layer(axum::middleware::from_fn_with_state(
-            auth,
+            authn_state,
             authn::authenticate,
         ))
 }

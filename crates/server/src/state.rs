@@ -29,4 +29,6 @@ pub struct ApiState {
     pub shutdown: tokio::sync::watch::Receiver<bool>,
     /// Who may do what (`--authorization-mode`).
     pub authorizer: crate::authz::Authorizer,
+    /// Who a request is (certificates, token files, ServiceAccount tokens).
+    pub authenticator: Arc<crate::authn::Authenticator>,
 }

@@ -116,12 +116,6 @@ pub fn entry(root: &str, spec: EntrySpec, codec: Arc<dyn ObjectCodec>) -> Resour
     }
 }
 
-/// The resources of upstream's discovery that kapi does not serve yet: TokenReview, which
-/// needs ServiceAccount tokens (the authentication issue brings them). (`bindings`,
-/// `componentstatuses` and the access reviews are served by handlers of kapi-server and
-/// store nothing.)
-pub const NOT_SERVED: &[(&str, &str)] = &[("authentication.k8s.io", "tokenreviews")];
-
 /// Kinds whose spec changes bump `metadata.generation` (their registry strategies in
 /// kube-apiserver set generation 1 on create and increment it on spec updates).
 const TRACKS_GENERATION: &[(&str, &str)] = &[
@@ -344,11 +338,12 @@ pub struct BuiltinOptions {
     pub service_network: ServiceNetwork,
 }
 
-/// The specs of every built-in resource kapi serves, in upstream's discovery order.
+/// The specs of every built-in resource kapi serves (all of upstream's discovery), in
+/// upstream's discovery order. (`bindings`, `componentstatuses`, the access reviews and
+/// TokenReview are answered by handlers of kapi-server and store nothing.)
 pub fn specs(opts: &BuiltinOptions) -> Vec<EntrySpec> {
     RESOURCES
         .iter()
-        .filter(|r| !NOT_SERVED.contains(&(r.group, r.plural)))
         .map(|r| {
             let (strategy, table) = behaviour(r, opts);
             EntrySpec {

@@ -87,6 +87,17 @@ fn subject_of(spec: &Value) -> User {
             .filter_map(Value::as_str)
             .map(str::to_owned)
             .collect(),
+        extra: spec
+            .get("extra")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| {
+                let values = v.as_array().into_iter().flatten();
+                let values = values.filter_map(Value::as_str).map(str::to_owned);
+                (k.clone(), values.collect())
+            })
+            .collect(),
     }
 }
 
@@ -121,6 +132,9 @@ async fn answer(ctx: &Ctx, mut obj: Value, requester: &User) -> Result<Value, Ap
                 info.insert("uid".into(), json!(requester.uid));
             }
             info.insert("groups".into(), json!(requester.groups));
+            if !requester.extra.is_empty() {
+                info.insert("extra".into(), json!(requester.extra));
+            }
             json!({"userInfo": info})
         }
         "selfsubjectrulesreviews" => {

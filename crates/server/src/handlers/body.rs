@@ -183,3 +183,29 @@ pub fn add_warnings(resp: &mut axum::response::Response, warnings: &[String]) {
         }
     }
 }
+
+/// Reads the body of a subresource POST that carries an object of its own `kind` (an
+/// Eviction, a TokenRequest) as JSON or YAML; 400 with upstream's wording otherwise.
+pub async fn read_kind(ctx: &Ctx, body: Body, kind: &str) -> Result<Value, ApiError> {
+    let content_type = ctx.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    let media = negotiate_input(content_type, false)?;
+    let bytes = read_limited(ctx, body).await?;
+    let parsed: Result<Value, String> = match media {
+        Media::Yaml => std::str::from_utf8(&bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_saphyr::from_str(t).map_err(|e| e.to_string())),
+        _ => serde_json::from_slice(&bytes).map_err(|e| e.to_string()),
+    };
+    let obj = parsed.map_err(|e| {
+        kapi_registry::Error::bad_request(format!(
+            "{kind} in version \"v1\" cannot be handled as a {kind}: {e}"
+        ))
+    })?;
+    let found = meta::top_str(&obj, "kind");
+    if found != kind {
+        return Err(
+            kapi_registry::Error::bad_request(format!("not a {kind} object: {found}")).into(),
+        );
+    }
+    Ok(obj)
+}

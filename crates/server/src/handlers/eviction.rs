@@ -8,11 +8,8 @@
 //! condition. The answer is a `Success` Status with code 201.
 
 use super::Ctx;
-use super::body::read_limited;
-use crate::negotiate::{Media, negotiate_input};
 use crate::status::ApiError;
 use axum::body::Body;
-use axum::http::header::CONTENT_TYPE;
 use axum::response::Response;
 use kapi_registry::Error;
 use kapi_registry::builtin::selects;
@@ -243,34 +240,11 @@ async fn evict(
     Ok(())
 }
 
-/// Reads the Eviction body (JSON or YAML).
-async fn read_eviction(ctx: &Ctx, body: Body) -> Result<Value, ApiError> {
-    let content_type = ctx.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
-    let media = negotiate_input(content_type, false)?;
-    let bytes = read_limited(ctx, body).await?;
-    let parsed: Result<Value, String> = match media {
-        Media::Yaml => std::str::from_utf8(&bytes)
-            .map_err(|e| e.to_string())
-            .and_then(|t| serde_saphyr::from_str(t).map_err(|e| e.to_string())),
-        _ => serde_json::from_slice(&bytes).map_err(|e| e.to_string()),
-    };
-    let eviction = parsed.map_err(|e| {
-        Error::bad_request(format!(
-            "Eviction in version \"v1\" cannot be handled as a Eviction: {e}"
-        ))
-    })?;
-    let kind = meta::top_str(&eviction, "kind");
-    if kind != "Eviction" {
-        return Err(Error::bad_request(format!("not a Eviction object: {kind}")).into());
-    }
-    Ok(eviction)
-}
-
 /// POST of an Eviction.
 pub async fn create(ctx: &Ctx, body: Body) -> Response {
     let result = async {
         let opts = WriteOptions::from_query(&ctx.query.0, WriteVerb::Create)?;
-        let eviction = read_eviction(ctx, body).await?;
+        let eviction = super::body::read_kind(ctx, body, "Eviction").await?;
         if meta::name(&eviction) != ctx.name() {
             return Err(Error::bad_request(
                 "name in URL does not match name in Eviction object",

@@ -10,6 +10,8 @@ pub mod eviction;
 pub mod list;
 pub mod patch;
 pub mod read;
+pub mod token_request;
+pub mod token_review;
 pub mod view;
 pub mod watch;
 pub mod write;
