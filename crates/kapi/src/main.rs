@@ -25,7 +25,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve the Kubernetes API over HTTPS.
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Convert built-in objects between API versions, offline.
     Convert(convert::ConvertArgs),
     /// Load any Kubernetes API server: create, get, update, list, watch fan-out.
@@ -39,7 +39,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(*args),
         Command::Convert(args) if args.crd.is_some() => convert_cr::run(&args),
         Command::Convert(args) => convert::run(args),
         Command::Bench(args) => bench::run(args),

@@ -5,7 +5,7 @@
 //! `system:authenticated`. Everything else gets 401, except the health and version
 //! endpoints.
 
-use crate::listener::ClientCertUser;
+use crate::listener::{ClientCertRejected, ClientCertUser};
 use crate::service_accounts::{ServiceAccountTokens, TokenAuth};
 use crate::state::ApiState;
 use crate::status::ApiError;
@@ -142,6 +142,7 @@ impl Authenticator {
             Presented::Malformed => Err(Refusal::Invalid(
                 "the Authorization header is not a bearer token".into(),
             )),
+            Presented::RejectedCertificate(why) => Err(Refusal::Invalid(why)),
             Presented::Nothing => Err(Refusal::NoCredentials),
         }
     }
@@ -156,18 +157,24 @@ pub enum Presented {
     Bearer(String),
     /// An `Authorization` header that is not a bearer token.
     Malformed,
+    /// Only a client certificate the CA did not sign, and why.
+    RejectedCertificate(String),
     /// None.
     Nothing,
 }
 
 impl Presented {
-    /// What `req` presents (a client certificate first, as upstream's union).
+    /// What `req` presents: a client certificate the CA signed first, then a bearer token
+    /// (as upstream's union, a rejected certificate does not stop a valid token).
     pub fn of(req: &Request) -> Self {
         if let Some(c) = req.extensions().get::<ClientCertUser>() {
             return Self::Certificate(c.0.clone());
         }
         match req.headers().get(AUTHORIZATION) {
-            None => Self::Nothing,
+            None => match req.extensions().get::<ClientCertRejected>() {
+                Some(r) => Self::RejectedCertificate(r.0.clone()),
+                None => Self::Nothing,
+            },
             Some(value) => match value.to_str().ok().and_then(strip_bearer) {
                 Some(token) => Self::Bearer(token.to_owned()),
                 None => Self::Malformed,

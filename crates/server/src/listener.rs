@@ -18,6 +18,11 @@ use tower::ServiceExt;
 #[derive(Debug, Clone)]
 pub struct ClientCertUser(pub crate::authn::User);
 
+/// A connection's client certificate that the CA did not sign (or that names no user),
+/// and why.
+#[derive(Debug, Clone)]
+pub struct ClientCertRejected(pub String);
+
 /// The user a client certificate (DER) names; `None` without a common name.
 pub fn certificate_user(der: &[u8]) -> Option<crate::authn::User> {
     let (_, cert) = x509_parser::parse_x509_certificate(der).ok()?;
@@ -42,6 +47,7 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 pub async fn serve(
     listener: TcpListener,
     tls: Arc<rustls::ServerConfig>,
+    client_certs: crate::tls::ClientCerts,
     app: Router,
     shutdown: impl Future<Output = ()>,
 ) {
@@ -56,8 +62,9 @@ pub async fn serve(
                     let acceptor = acceptor.clone();
                     let app = app.clone();
                     let watcher = graceful.watcher();
+                    let client_certs = client_certs.clone();
                     tokio::spawn(async move {
-                        serve_connection(acceptor, tcp, app, watcher).await;
+                        serve_connection(acceptor, tcp, app, client_certs, watcher).await;
                     });
                 }
                 Err(e) => {
@@ -82,6 +89,7 @@ async fn serve_connection(
     acceptor: TlsAcceptor,
     tcp: tokio::net::TcpStream,
     app: Router,
+    client_certs: crate::tls::ClientCerts,
     watcher: hyper_util::server::graceful::Watcher,
 ) {
     let tls = match acceptor.accept(tcp).await {
@@ -91,16 +99,24 @@ async fn serve_connection(
             return;
         }
     };
-    let user = tls
-        .get_ref()
-        .1
-        .peer_certificates()
-        .and_then(|certs| certs.first())
-        .and_then(|cert| certificate_user(cert.as_ref()))
-        .map(ClientCertUser);
+    let peer: Option<Result<ClientCertUser, ClientCertRejected>> =
+        tls.get_ref().1.peer_certificates().map(|chain| {
+            client_certs.check(chain).map_err(ClientCertRejected)?;
+            chain
+                .first()
+                .and_then(|cert| certificate_user(cert.as_ref()))
+                .map(ClientCertUser)
+                .ok_or_else(|| ClientCertRejected("the certificate names no user".into()))
+        });
     let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
-        if let Some(user) = &user {
-            req.extensions_mut().insert(user.clone());
+        match &peer {
+            Some(Ok(user)) => {
+                req.extensions_mut().insert(user.clone());
+            }
+            Some(Err(rejected)) => {
+                req.extensions_mut().insert(rejected.clone());
+            }
+            None => {}
         }
         app.clone().oneshot(req.map(axum::body::Body::new))
     });

@@ -94,7 +94,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// keys.
 type Prepared = (
     TcpListener,
-    Arc<rustls::ServerConfig>,
+    (Arc<rustls::ServerConfig>, tls::ClientCerts),
     SocketAddr,
     PathBuf,
     (Credentials, Arc<ServiceAccountTokens>),
@@ -103,7 +103,7 @@ type Prepared = (
 /// A server bound to its port and ready to serve.
 pub struct Server {
     listener: TcpListener,
-    tls: Arc<rustls::ServerConfig>,
+    tls: (Arc<rustls::ServerConfig>, tls::ClientCerts),
     app: Router,
     state: Arc<ApiState>,
     local_addr: SocketAddr,
@@ -266,7 +266,8 @@ impl Server {
             shutdown.await;
             let _ = tx.send(true);
         };
-        crate::listener::serve(self.listener, self.tls, self.app, signal).await;
+        let (config, client_certs) = self.tls;
+        crate::listener::serve(self.listener, config, client_certs, self.app, signal).await;
     }
 }
 

@@ -140,7 +140,7 @@ pub enum Outcome {
     /// A ServiceAccount token that must be refused, and why.
     Invalid(String),
     /// A valid token.
-    Valid(Subject),
+    Valid(Box<Subject>),
 }
 
 /// Checks tokens against the verifying keys, issuers and audiences of a server.
@@ -222,7 +222,7 @@ impl Verifier {
         match subject {
             Ok(mut s) => {
                 s.audiences = auds;
-                Outcome::Valid(s)
+                Outcome::Valid(Box::new(s))
             }
             Err(reason) => Outcome::Invalid(reason),
         }
