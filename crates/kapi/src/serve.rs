@@ -60,8 +60,9 @@ pub struct ServeArgs {
     /// Controllers to run, as kube-controller-manager's flag: '*' runs all (namespace-controller,
     /// garbage-collector-controller, storage-version-migrator-controller,
     /// serviceaccount-controller, root-ca-certificate-publisher-controller,
-    /// pod-termination-controller, clusterrole-aggregation-controller), 'foo' runs foo,
-    /// '-foo' does not. The CRD controller always runs.
+    /// pod-termination-controller, clusterrole-aggregation-controller,
+    /// serviceaccount-token-controller), 'foo' runs foo, '-foo' does not. The CRD
+    /// controller always runs.
     #[arg(long, value_delimiter = ',', default_value = "*")]
     controllers: Vec<String>,
     /// A CIDR notation IPv4 range from which to assign service cluster IPs (the first
