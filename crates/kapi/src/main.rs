@@ -1,5 +1,7 @@
-//! The kapi binary: `kapi serve`, `kapi convert`, …
+//! The kapi binary: `kapi serve`, `kapi convert`, …, and kube-apiserver's command line
+//! without a subcommand (envtest).
 
+mod apiserver_mode;
 mod bench;
 mod convert;
 mod convert_cr;
@@ -15,8 +17,12 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// kapi: a Kubernetes-compatible API server and API machinery.
+///
+/// Without a subcommand, kapi takes kube-apiserver's command line (as envtest runs it):
+/// `kapi serve`'s flags, other kube-apiserver flags ignored with a warning, and
+/// `--version` printing `Kubernetes <version>`.
 #[derive(Parser)]
-#[command(name = "kapi", version, about)]
+#[command(name = "kapi", disable_version_flag = true, about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -37,7 +43,15 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if apiserver_mode::asks_version(&args) {
+        println!("{}", apiserver_mode::version_line());
+        return ExitCode::SUCCESS;
+    }
+    if apiserver_mode::applies(&args) {
+        return serve::run(apiserver_mode::parse(args));
+    }
+    let cli = Cli::parse_from(args);
     match cli.command {
         Command::Serve(args) => serve::run(*args),
         Command::Convert(args) if args.crd.is_some() => convert_cr::run(&args),

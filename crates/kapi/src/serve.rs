@@ -22,9 +22,25 @@ pub struct ServeArgs {
     /// The port on which to serve HTTPS; 0 picks a free port (logged and written to the kubeconfig).
     #[arg(long, default_value_t = 6443)]
     secure_port: u16,
-    /// Directory for the embedded store, certificates, token file and kubeconfig.
-    #[arg(long, default_value = "kapi-data")]
-    data_dir: PathBuf,
+    /// Directory for the embedded store, certificates, token file and kubeconfig (default
+    /// `kapi-data`; without a subcommand and with --cert-dir, `<cert-dir>/kapi`).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// The directory of the serving certificate: its `apiserver.crt` and `apiserver.key`
+    /// are served when both exist (as envtest writes them), else kapi's own.
+    #[arg(long)]
+    cert_dir: Option<PathBuf>,
+    /// A serving certificate file (PEM, the chain after the leaf) served instead of kapi's
+    /// own; its chain is the written kubeconfig's CA.
+    #[arg(long, requires = "tls_private_key_file")]
+    tls_cert_file: Option<PathBuf>,
+    /// The key of --tls-cert-file.
+    #[arg(long, requires = "tls_cert_file")]
+    tls_private_key_file: Option<PathBuf>,
+    /// A CA bundle whose client certificates authenticate (CN = user, each O = a group),
+    /// besides the data dir's CA.
+    #[arg(long)]
+    client_ca_file: Option<PathBuf>,
     /// The IP address advertised to clients (added to the serving certificate and kubeconfig).
     #[arg(long)]
     advertise_address: Option<IpAddr>,
@@ -111,6 +127,38 @@ pub struct ServeArgs {
     /// /openid/v1/jwks.
     #[arg(long)]
     service_account_jwks_uri: Option<String>,
+    /// Run as kube-apiserver would be (no subcommand): the data dir defaults to
+    /// `<cert-dir>/kapi`.
+    #[arg(skip)]
+    pub apiserver_mode: bool,
+    /// kube-apiserver flags of the command line that kapi does not implement, ignored
+    /// (logged as warnings once logging is up).
+    #[arg(skip)]
+    pub ignored_flags: Vec<String>,
+}
+
+impl ServeArgs {
+    /// The data dir: --data-dir, else `<cert-dir>/kapi` in kube-apiserver mode, else
+    /// `kapi-data`.
+    fn data_dir(&self) -> PathBuf {
+        match (&self.data_dir, &self.cert_dir) {
+            (Some(d), _) => d.clone(),
+            (None, Some(c)) if self.apiserver_mode => c.join("kapi"),
+            _ => PathBuf::from("kapi-data"),
+        }
+    }
+
+    /// The serving certificate and key to serve instead of kapi's own: --tls-cert-file and
+    /// --tls-private-key-file, else --cert-dir's `apiserver.crt` and `apiserver.key` when
+    /// both exist.
+    fn serving_files(&self) -> Option<(PathBuf, PathBuf)> {
+        if let (Some(c), Some(k)) = (&self.tls_cert_file, &self.tls_private_key_file) {
+            return Some((c.clone(), k.clone()));
+        }
+        let dir = self.cert_dir.as_ref()?;
+        let (c, k) = (dir.join("apiserver.crt"), dir.join("apiserver.key"));
+        (c.exists() && k.exists()).then_some((c, k))
+    }
 }
 
 /// Parses Go-style durations: `300ms`, `10s`, `5m`, `1h` (or bare seconds).
@@ -135,6 +183,9 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 pub fn run(args: ServeArgs) -> ExitCode {
     let started = Instant::now();
     init_logging();
+    for flag in &args.ignored_flags {
+        tracing::warn!(flag = %flag, "a kube-apiserver flag kapi does not implement; ignored");
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -175,7 +226,7 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
     let opts = ServerOptions {
         bind_address: args.bind_address,
         secure_port: args.secure_port,
-        data_dir: args.data_dir.clone(),
+        data_dir: args.data_dir(),
         advertise_address: args.advertise_address,
         webhooks,
         service_network: service_network.clone(),
@@ -190,6 +241,8 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
             max_token_expiration: args.service_account_max_token_expiration,
             jwks_uri: args.service_account_jwks_uri.clone(),
         },
+        serving_files: args.serving_files(),
+        client_ca_file: args.client_ca_file.clone(),
     };
     let shutdown = shutdown_signal()?;
     let registry = Arc::new(Registry::new());
@@ -279,7 +332,7 @@ impl kapi_controllers::PostStartHooks for HealthHooks {
 async fn open_store(args: &ServeArgs) -> Result<Arc<dyn Store>, BoxError> {
     let compaction_interval = Some(args.etcd_compaction_interval).filter(|d| !d.is_zero());
     let config = if args.etcd_servers.is_empty() {
-        let mut config = EmbeddedConfig::new(args.data_dir.clone());
+        let mut config = EmbeddedConfig::new(args.data_dir());
         config.compaction_interval = compaction_interval;
         StoreConfig::Embedded(config)
     } else {

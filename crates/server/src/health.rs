@@ -14,6 +14,11 @@ use std::time::Duration;
 /// The Kubernetes minor version whose API kapi serves.
 pub const KUBE_MINOR: &str = "35";
 
+/// kapi's `gitVersion`: the Kubernetes version it serves, with kapi's own as pre-release.
+pub fn git_version() -> String {
+    format!("v1.{KUBE_MINOR}.0-kapi.{}", env!("CARGO_PKG_VERSION"))
+}
+
 /// `/version`, shaped as kube-apiserver's `version.Info` (golden `version.json`).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -43,7 +48,7 @@ impl VersionInfo {
             emulation_minor: KUBE_MINOR,
             min_compatibility_major: "1",
             min_compatibility_minor: "34",
-            git_version: format!("v1.{KUBE_MINOR}.0-kapi.{}", env!("CARGO_PKG_VERSION")),
+            git_version: git_version(),
             git_commit: "",
             git_tree_state: "",
             build_date: "1970-01-01T00:00:00Z",

@@ -47,8 +47,13 @@ pub enum PkiError {
 /// The credentials a server runs with, loaded from (or first created in) the data dir.
 #[derive(Clone)]
 pub struct Credentials {
-    /// PEM of the CA certificate.
+    /// PEM of the data dir's CA certificate (it signs kapi's own client certificates).
     pub ca_pem: String,
+    /// PEM of what verifies the serving certificate (the data dir's CA, or the chain of
+    /// `--tls-cert-file`): the kubeconfig's and `kube-root-ca.crt`'s CA.
+    pub serving_ca_pem: String,
+    /// PEM of more CAs whose client certificates authenticate (`--client-ca-file`).
+    pub client_ca_pem: String,
     /// PEM of the serving certificate.
     pub serving_cert_pem: String,
     /// PEM (PKCS#8) of the serving key.
@@ -80,12 +85,32 @@ impl Credentials {
         }
         let (tokens, admin_token) = load_or_create_tokens(data_dir)?;
         Ok(Self {
+            serving_ca_pem: ca_pem.clone(),
             ca_pem,
+            client_ca_pem: String::new(),
             serving_cert_pem: must_read(&cert_path)?,
             serving_key_pem: must_read(&data_dir.join(SERVING_KEY))?,
             tokens,
             admin_token,
         })
+    }
+}
+
+impl Credentials {
+    /// Serves with the certificate and key of these files (`--tls-cert-file` and
+    /// `--tls-private-key-file`, or the `apiserver.crt`/`apiserver.key` of `--cert-dir`);
+    /// the kubeconfig then carries the certificate file's chain as its CA.
+    pub fn with_serving_files(mut self, cert: &Path, key: &Path) -> Result<Self, PkiError> {
+        self.serving_cert_pem = must_read(cert)?;
+        self.serving_key_pem = must_read(key)?;
+        self.serving_ca_pem = self.serving_cert_pem.clone();
+        Ok(self)
+    }
+
+    /// Also accepts client certificates of the CAs in `file` (`--client-ca-file`).
+    pub fn with_client_ca_file(mut self, file: &Path) -> Result<Self, PkiError> {
+        self.client_ca_pem = must_read(file)?;
+        Ok(self)
     }
 }
 
@@ -238,7 +263,7 @@ pub fn write_kubeconfig(
     creds: &Credentials,
 ) -> Result<PathBuf, PkiError> {
     use base64::Engine;
-    let ca = base64::engine::general_purpose::STANDARD.encode(creds.ca_pem.as_bytes());
+    let ca = base64::engine::general_purpose::STANDARD.encode(creds.serving_ca_pem.as_bytes());
     let token = creds.admin_token.as_str();
     let text = format!(
         "apiVersion: v1\nkind: Config\nclusters:\n- name: kapi\n  cluster:\n    server: {server_url}\n    certificate-authority-data: {ca}\nusers:\n- name: admin\n  user:\n    token: {token}\ncontexts:\n- name: kapi\n  context:\n    cluster: kapi\n    user: admin\n    namespace: default\ncurrent-context: kapi\n"

@@ -40,6 +40,11 @@ pub struct ServerOptions {
     pub anonymous_auth: bool,
     /// ServiceAccount token keys, issuers and audiences (`--service-account-*`).
     pub service_accounts: crate::service_accounts::ServiceAccountOptions,
+    /// A serving certificate and key to use instead of the data dir's (`--tls-cert-file`,
+    /// `--tls-private-key-file`, or `--cert-dir`'s `apiserver.crt`/`apiserver.key`).
+    pub serving_files: Option<(PathBuf, PathBuf)>,
+    /// More CAs whose client certificates authenticate (`--client-ca-file`).
+    pub client_ca_file: Option<PathBuf>,
 }
 
 impl Default for ServerOptions {
@@ -55,6 +60,8 @@ impl Default for ServerOptions {
             token_users: Default::default(),
             anonymous_auth: false,
             service_accounts: Default::default(),
+            serving_files: None,
+            client_ca_file: None,
         }
     }
 }
@@ -144,8 +151,15 @@ impl Server {
             .collect();
         let data_dir = opts.data_dir.clone();
         let sa_opts = opts.service_accounts.clone();
+        let (serving_files, client_ca) = (opts.serving_files.clone(), opts.client_ca_file.clone());
         let (creds, sa) = tokio::task::spawn_blocking(move || {
-            let creds = Credentials::load_or_create(&data_dir, &extra)?;
+            let mut creds = Credentials::load_or_create(&data_dir, &extra)?;
+            if let Some((cert, key)) = &serving_files {
+                creds = creds.with_serving_files(cert, key)?;
+            }
+            if let Some(file) = &client_ca {
+                creds = creds.with_client_ca_file(file)?;
+            }
             let sa = ServiceAccountTokens::load(&sa_opts, &data_dir)?;
             Ok::<_, ServerError>((creds, Arc::new(sa)))
         })
@@ -233,7 +247,7 @@ impl Server {
             state,
             local_addr,
             kubeconfig,
-            ca_pem: creds.ca_pem.clone(),
+            ca_pem: creds.serving_ca_pem.clone(),
             shutdown,
         })
     }

@@ -108,8 +108,10 @@ pub fn server_config(
 ) -> Result<(Arc<rustls::ServerConfig>, ClientCerts), TlsError> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut roots = RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(creds.ca_pem.as_bytes()) {
-        roots.add(cert?)?;
+    for pem in [&creds.ca_pem, &creds.client_ca_pem] {
+        for cert in CertificateDer::pem_slice_iter(pem.as_bytes()) {
+            roots.add(cert?)?;
+        }
     }
     let verifier = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone())
         .allow_unauthenticated()
