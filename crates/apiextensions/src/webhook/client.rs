@@ -140,16 +140,98 @@ fn root_store(ca_bundle: &[u8]) -> Result<rustls::RootCertStore, CallError> {
     Ok(store)
 }
 
+/// Go's check of a webhook's certificate: a chain to one of the caBundle's certificates,
+/// or — as Go's `x509.Verify` accepts, and envtest relies on (its caBundle is the webhook's
+/// own serving certificate) — the serving certificate itself among them, valid now; the
+/// host name is checked either way.
+#[derive(Debug)]
+struct BundleVerifier {
+    chains: Arc<rustls::client::WebPkiServerVerifier>,
+    bundle: Vec<CertificateDer<'static>>,
+}
+
+impl rustls::client::danger::ServerCertVerifier for BundleVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &rustls_pki_types::ServerName<'_>,
+        ocsp_response: &[u8],
+        now: rustls_pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        if !self
+            .bundle
+            .iter()
+            .any(|c| c.as_ref() == end_entity.as_ref())
+        {
+            return self.chains.verify_server_cert(
+                end_entity,
+                intermediates,
+                server_name,
+                ocsp_response,
+                now,
+            );
+        }
+        let parsed = rustls::server::ParsedCertificate::try_from(end_entity)?;
+        rustls::client::verify_server_name(&parsed, server_name)?;
+        let (_, cert) = x509_parser::parse_x509_certificate(end_entity.as_ref()).map_err(|_| {
+            rustls::Error::InvalidCertificate(rustls::CertificateError::BadEncoding)
+        })?;
+        let at = x509_parser::time::ASN1Time::from_timestamp(now.as_secs() as i64)
+            .map_err(|_| rustls::Error::InvalidCertificate(rustls::CertificateError::Expired))?;
+        if !cert.validity().is_valid_at(at) {
+            return Err(rustls::Error::InvalidCertificate(
+                rustls::CertificateError::Expired,
+            ));
+        }
+        Ok(rustls::client::danger::ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.chains.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.chains.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.chains.supported_verify_schemes()
+    }
+}
+
 fn build_client(
     ca_bundle: &[u8],
     route: &Route,
     timeout: Duration,
 ) -> Result<reqwest::Client, CallError> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let roots = Arc::new(root_store(ca_bundle)?);
+    let chains =
+        rustls::client::WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
+            .build()
+            .map_err(|e| e.to_string())?;
+    let verifier = BundleVerifier {
+        chains,
+        bundle: CertificateDer::pem_slice_iter(ca_bundle)
+            .filter_map(Result::ok)
+            .collect(),
+    };
     let mut tls = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?
-        .with_root_certificates(root_store(ca_bundle)?)
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
         .with_no_client_auth();
     tls.alpn_protocols = if route.http2 {
         vec![b"h2".to_vec(), b"http/1.1".to_vec()]
