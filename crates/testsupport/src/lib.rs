@@ -4,6 +4,7 @@
 //! Everything here is for tests: it panics instead of returning errors.
 
 pub mod certs;
+pub mod envtest;
 pub mod etcd;
 pub mod golden;
 pub mod net;
