@@ -1,12 +1,11 @@
 //! `kapi serve`: start the API server.
 
 use kapi_apiextensions::webhook::{StaticServiceResolver, WebhookEnvironment};
+use kapi_apiserver::{ControlPlane, ControlPlaneOptions};
 use kapi_controllers::{ControllerOptions, ControllerSet, LeaseTiming};
-use kapi_registry::builtin::{BuiltinOptions, ServiceNetwork};
-use kapi_registry::entry::Registry;
-use kapi_server::health::Health;
-use kapi_server::{BoxError, Server, ServerOptions};
-use kapi_storage::{EmbeddedConfig, EtcdConfig, EtcdTls, Store, StoreConfig};
+use kapi_registry::builtin::ServiceNetwork;
+use kapi_server::ServerOptions;
+use kapi_storage::{EmbeddedConfig, EtcdConfig, EtcdTls, StoreConfig};
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -245,34 +244,7 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         client_ca_file: args.client_ca_file.clone(),
     };
     let shutdown = shutdown_signal()?;
-    let registry = Arc::new(Registry::new());
-    let scheme = Arc::new(kapi_api::new_scheme()?);
-    let codecs = kapi_machinery::serializer::CodecFactory::new(scheme);
-    registry.upsert(kapi_registry::builtin::scheme_entries_with(
-        args.etcd_prefix.trim_end_matches('/'),
-        &codecs,
-        &BuiltinOptions { service_network },
-    ));
-    registry.upsert(kapi_server::storage_versions::entries(
-        args.etcd_prefix.trim_end_matches('/'),
-    ));
-    registry.upsert(kapi_registry::storage_migration::api::entries(
-        args.etcd_prefix.trim_end_matches('/'),
-    ));
-    tracing::debug!(
-        elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
-        "registry built"
-    );
-    let open = async {
-        let store = open_store(&args).await;
-        tracing::debug!(
-            elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
-            "store open"
-        );
-        store
-    };
     let selection = ControllerSet::parse(args.controllers.iter().map(String::as_str))?;
-    let server = Server::bind_opening(opts, open, registry).await?;
     // The embedded store is one process's alone; on etcd other kapi may run too.
     let controllers = ControllerOptions {
         election: (!args.etcd_servers.is_empty()).then_some(LeaseTiming {
@@ -281,7 +253,14 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         }),
         controllers: selection,
     };
-    kapi_controllers::start(controller_context(&server), &controllers).await;
+    let plane = ControlPlane::start(ControlPlaneOptions {
+        server: opts,
+        store: store_config(&args),
+        storage_prefix: args.etcd_prefix.clone(),
+        controllers,
+    })
+    .await?;
+    let server = plane.server();
     tracing::info!(
         address = %server.local_addr(),
         port = server.local_addr().port(),
@@ -289,49 +268,17 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         ready_after_ms = started.elapsed().as_secs_f64() * 1000.0,
         "serving",
     );
-    server.run(shutdown).await;
+    plane.run(shutdown).await;
     tracing::info!("stopped");
     Ok(())
 }
 
-/// What the controllers run on: the server's registry, store, watch caches, webhook
-/// environment, health hooks and shutdown.
-fn controller_context(server: &Server) -> Arc<kapi_controllers::Context> {
-    let state = server.state();
-    Arc::new(kapi_controllers::Context {
-        registry: state.registry.clone(),
-        store: state.store.clone(),
-        caches: state.caches.clone(),
-        webhooks: state.webhooks.clone(),
-        hooks: Arc::new(HealthHooks(state.health.clone())),
-        shutdown: state.shutdown.clone(),
-        root_ca: Some(server.ca_pem().to_owned()),
-        token_signer: state
-            .authenticator
-            .service_accounts()
-            .map(|sa| sa.signer().clone()),
-    })
-}
-
-/// The server's `/readyz` post-start hooks, as the controllers mark them.
-struct HealthHooks(Arc<Health>);
-
-impl kapi_controllers::PostStartHooks for HealthHooks {
-    fn register(&self, hook: &str) {
-        self.0.register(hook);
-    }
-
-    fn mark_started(&self, hook: &str) {
-        self.0.mark_started(hook);
-    }
-}
-
 /// The embedded store in the data dir, or etcd when `--etcd-servers` is set, through
-/// `kapi_storage::open_store`; `--etcd-compaction-interval` (0 disables it) compacts either
-/// backend as kube-apiserver compacts etcd.
-async fn open_store(args: &ServeArgs) -> Result<Arc<dyn Store>, BoxError> {
+/// `--etcd-compaction-interval` (0 disables it) compacting either backend as
+/// kube-apiserver compacts etcd.
+fn store_config(args: &ServeArgs) -> StoreConfig {
     let compaction_interval = Some(args.etcd_compaction_interval).filter(|d| !d.is_zero());
-    let config = if args.etcd_servers.is_empty() {
+    if args.etcd_servers.is_empty() {
         let mut config = EmbeddedConfig::new(args.data_dir());
         config.compaction_interval = compaction_interval;
         StoreConfig::Embedded(config)
@@ -351,8 +298,7 @@ async fn open_store(args: &ServeArgs) -> Result<Arc<dyn Store>, BoxError> {
             config,
             compaction_interval,
         }
-    };
-    Ok(kapi_storage::open_store(config).await?)
+    }
 }
 
 /// Registers the SIGTERM and SIGINT handlers now; the future resolves on either.
