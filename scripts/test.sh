@@ -25,13 +25,13 @@ fi
 # Debian's etcd-server starts a system etcd on the default ports; the tests start
 # their own on free ports and never use it.
 
-# The Python e2e test drives the official Kubernetes client (PyPI), pinned, in a virtualenv
-# under target/ so that nothing of the machine's Python changes.
+# The Python e2e tests drive the official Kubernetes client and pytest (PyPI), pinned, in a
+# virtualenv under target/ so that nothing of the machine's Python changes.
 PYENV=target/py-e2e
-if ! "$PYENV/bin/python" -c "import kubernetes" >/dev/null 2>&1; then
-  echo "installing the kubernetes Python client into $PYENV"
+if ! "$PYENV/bin/python" -c "import kubernetes, pytest" >/dev/null 2>&1; then
+  echo "installing the kubernetes Python client and pytest into $PYENV"
   python3 -m venv "$PYENV"
-  "$PYENV/bin/pip" install -q "kubernetes==37.0.2"
+  "$PYENV/bin/pip" install -q "kubernetes==37.0.2" "pytest==8.4.2"
 fi
 export KAPI_E2E_PYTHON="$PWD/$PYENV/bin/python"
 

@@ -126,6 +126,10 @@ pub struct ServeArgs {
     /// /openid/v1/jwks.
     #[arg(long)]
     service_account_jwks_uri: Option<String>,
+    /// Once serving, write the kubeconfig's path into this file (atomically), so a test
+    /// fixture can wait for it; the path is also printed on stdout then.
+    #[arg(long)]
+    ready_file: Option<PathBuf>,
     /// Run as kube-apiserver would be (no subcommand): the data dir defaults to
     /// `<cert-dir>/kapi`.
     #[arg(skip)]
@@ -268,6 +272,7 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         ready_after_ms = started.elapsed().as_secs_f64() * 1000.0,
         "serving",
     );
+    announce_ready(server.kubeconfig_path(), args.ready_file.as_deref())?;
     plane.run(shutdown).await;
     tracing::info!("stopped");
     Ok(())
@@ -299,6 +304,25 @@ fn store_config(args: &ServeArgs) -> StoreConfig {
             compaction_interval,
         }
     }
+}
+
+/// Prints the kubeconfig's path on stdout and writes it into the ready file (through a
+/// temporary file renamed into place, so a reader never sees half of it).
+fn announce_ready(
+    kubeconfig: &std::path::Path,
+    ready_file: Option<&std::path::Path>,
+) -> Result<(), std::io::Error> {
+    use std::io::Write;
+    let kubeconfig = std::fs::canonicalize(kubeconfig).unwrap_or_else(|_| kubeconfig.to_owned());
+    let line = format!("{}\n", kubeconfig.display());
+    if let Some(path) = ready_file {
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, &line)?;
+        std::fs::rename(&tmp, path)?;
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(line.as_bytes())?;
+    out.flush()
 }
 
 /// Registers the SIGTERM and SIGINT handlers now; the future resolves on either.
