@@ -1,12 +1,11 @@
 //! The `kube` crate (5.x, ring TLS) as a second client: CRUD, pagination, watch with
-//! resume, 409 conflicts, server-side apply, HPAs across autoscaling v1 and v2.
+//! resume, 409 conflicts, server-side apply, HPAs across autoscaling v1 and v2 — on
+//! kapi-test's in-process server (HTTPS on loopback, as a process would serve them).
 
-mod e2e_support;
-
-use e2e_support::Kapi;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::autoscaling::{v1 as asv1, v2 as asv2};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kapi_test::TestServer;
 use kube::api::{
     Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
 };
@@ -21,8 +20,8 @@ fn configmap(name: &str, value: &str) -> ConfigMap {
 
 #[tokio::test]
 async fn typed_crud_roundtrips_a_configmap() {
-    let kapi = Kapi::start().await;
-    let api: Api<ConfigMap> = Api::namespaced(kapi.client().await, "default");
+    let kapi = TestServer::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(kapi.client(), "default");
     let created = api
         .create(&PostParams::default(), &configmap("c1", "v1"))
         .await
@@ -51,8 +50,12 @@ async fn typed_crud_roundtrips_a_configmap() {
 
 #[tokio::test]
 async fn paginated_list_walks_every_object_once() {
-    let kapi = Kapi::start_without_root_ca().await;
-    let api: Api<ConfigMap> = Api::namespaced(kapi.client().await, "default");
+    let kapi = TestServer::builder()
+        .controllers(&["*", "-root-ca-certificate-publisher-controller"])
+        .start()
+        .await
+        .unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(kapi.client(), "default");
     for i in 0..7 {
         api.create(&PostParams::default(), &configmap(&format!("p{i}"), "x"))
             .await
@@ -79,8 +82,8 @@ async fn paginated_list_walks_every_object_once() {
 
 #[tokio::test]
 async fn stale_replace_is_a_409_conflict() {
-    let kapi = Kapi::start().await;
-    let api: Api<ConfigMap> = Api::namespaced(kapi.client().await, "default");
+    let kapi = TestServer::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(kapi.client(), "default");
     let created = api
         .create(&PostParams::default(), &configmap("c", "1"))
         .await
@@ -103,8 +106,8 @@ async fn stale_replace_is_a_409_conflict() {
 
 #[tokio::test]
 async fn watch_delivers_events_and_resumes_from_a_resource_version() {
-    let kapi = Kapi::start().await;
-    let api: Api<ConfigMap> = Api::namespaced(kapi.client().await, "default");
+    let kapi = TestServer::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(kapi.client(), "default");
     let created = api
         .create(&PostParams::default(), &configmap("w", "1"))
         .await
@@ -143,8 +146,12 @@ async fn watch_delivers_events_and_resumes_from_a_resource_version() {
 
 #[tokio::test]
 async fn watch_from_a_compacted_resource_version_ends_with_410_expired() {
-    let kapi = Kapi::start_with(&["--etcd-compaction-interval", "1s"]).await;
-    let api: Api<ConfigMap> = Api::namespaced(kapi.client().await, "default");
+    let kapi = TestServer::builder()
+        .compaction_interval(std::time::Duration::from_secs(1))
+        .start()
+        .await
+        .unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(kapi.client(), "default");
     for i in 0..3 {
         api.create(&PostParams::default(), &configmap(&format!("c{i}"), "x"))
             .await
@@ -167,8 +174,8 @@ async fn watch_from_a_compacted_resource_version_ends_with_410_expired() {
 
 #[tokio::test]
 async fn server_side_apply_creates_then_updates() {
-    let kapi = Kapi::start().await;
-    let api: Api<ConfigMap> = Api::namespaced(kapi.client().await, "default");
+    let kapi = TestServer::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(kapi.client(), "default");
     let pp = PatchParams::apply("e2e-test");
     let obj = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa"}, "data": {"k": "1"}});
     let created = api.patch("ssa", &pp, &Patch::Apply(&obj)).await.unwrap();
@@ -180,8 +187,8 @@ async fn server_side_apply_creates_then_updates() {
 
 #[tokio::test]
 async fn hpa_written_as_v2_is_readable_and_writable_as_v1() {
-    let kapi = Kapi::start().await;
-    let client = kapi.client().await;
+    let kapi = TestServer::start().await.unwrap();
+    let client = kapi.client();
     let v2: Api<asv2::HorizontalPodAutoscaler> = Api::namespaced(client.clone(), "default");
     let hpa: asv2::HorizontalPodAutoscaler = serde_json::from_value(serde_json::json!({
         "metadata": {"name": "web"},
@@ -207,8 +214,8 @@ async fn hpa_written_as_v2_is_readable_and_writable_as_v1() {
 
 #[tokio::test]
 async fn namespaces_are_listed_with_the_typed_client() {
-    let kapi = Kapi::start().await;
-    let api: Api<Namespace> = Api::all(kapi.client().await);
+    let kapi = TestServer::start().await.unwrap();
+    let api: Api<Namespace> = Api::all(kapi.client());
     let names: Vec<String> = api
         .list(&ListParams::default())
         .await

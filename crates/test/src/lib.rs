@@ -66,6 +66,7 @@ pub struct TestServerBuilder {
     services: Vec<String>,
     etcd: Vec<String>,
     controllers: Option<Vec<String>>,
+    compaction_interval: Option<Duration>,
 }
 
 /// How long a CRD may take to be Established and served.
@@ -101,6 +102,13 @@ impl TestServerBuilder {
         self
     }
 
+    /// Compacts the store's history this often (`kapi serve --etcd-compaction-interval`),
+    /// for tests of what clients see after a compaction (410 Expired).
+    pub fn compaction_interval(mut self, every: Duration) -> Self {
+        self.compaction_interval = Some(every);
+        self
+    }
+
     /// Starts the server.
     pub async fn start(self) -> Result<TestServer, TestServerError> {
         let dir = tempfile::tempdir().map_err(TestServerError::TempDir)?;
@@ -120,11 +128,15 @@ impl TestServerBuilder {
             ..ServerOptions::default()
         };
         let store = if self.etcd.is_empty() {
-            StoreConfig::Embedded(EmbeddedConfig::new(dir.path().to_owned()))
+            let mut config = EmbeddedConfig::new(dir.path().to_owned());
+            if self.compaction_interval.is_some() {
+                config.compaction_interval = self.compaction_interval;
+            }
+            StoreConfig::Embedded(config)
         } else {
             StoreConfig::Etcd {
                 config: EtcdConfig::new(self.etcd.clone()),
-                compaction_interval: None,
+                compaction_interval: self.compaction_interval,
             }
         };
         let selection = match &self.controllers {
