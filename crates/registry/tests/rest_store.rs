@@ -7,6 +7,7 @@ mod support;
 use kapi_registry::builtin::json_entries;
 use kapi_registry::cache::WatchCaches;
 use kapi_registry::entry::{Registry, RegistryTable, ResourceEntry};
+use kapi_registry::rest::admission::{Admission, AdmissionChain, AdmissionRequest};
 use kapi_registry::rest::list::{Item, Selection};
 use kapi_registry::rest::options::{DeleteOptions, ListOptions, Propagation};
 use kapi_registry::rest::{Deleted, RestStore, UpdateFn, WriteContext};
@@ -146,6 +147,70 @@ impl Store for RacingStore {
     }
 }
 
+/// An admission chain that records what it is told, labels what it mutates
+/// (`admitted: yes`), and refuses objects labelled `deny`.
+#[derive(Default)]
+struct Recorder {
+    seen: std::sync::Mutex<Vec<String>>,
+}
+
+impl Recorder {
+    fn record(&self, phase: &str, r: &AdmissionRequest<'_>, obj: &Value) {
+        let old = r
+            .old
+            .map(|o| o["data"]["k"].as_str().unwrap_or("").to_owned());
+        self.seen.lock().unwrap().push(format!(
+            "{phase} {} {}/{} ns={:?} name={} uid={} k={} old={old:?} dry={}",
+            r.operation.as_str(),
+            r.resource,
+            r.version,
+            r.namespace,
+            r.name,
+            !meta::meta_str(obj, "uid").is_empty(),
+            obj["data"]["k"].as_str().unwrap_or(""),
+            r.dry_run
+        ));
+    }
+
+    fn seen(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+#[async_trait::async_trait]
+impl Admission for Recorder {
+    async fn mutate(&self, r: &AdmissionRequest<'_>, obj: &mut Value) -> kapi_registry::Result<()> {
+        self.record("mutate", r, obj);
+        obj["metadata"]["labels"]["admitted"] = json!("yes");
+        Ok(())
+    }
+
+    async fn validate(&self, r: &AdmissionRequest<'_>, obj: &Value) -> kapi_registry::Result<()> {
+        self.record("validate", r, obj);
+        if obj["metadata"]["labels"].get("deny").is_some() {
+            return Err(Error::Forbidden {
+                group: String::new(),
+                resource: "configmaps".into(),
+                name: meta::name(obj).to_owned(),
+                message: "denied by the test".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+fn admitted_by(recorder: &Arc<Recorder>) -> WriteContext {
+    WriteContext {
+        admission: Some(AdmissionChain(recorder.clone())),
+        ..in_team()
+    }
+}
+
+fn denied(mut obj: Value) -> Value {
+    obj["metadata"]["labels"] = json!({"deny": "true"});
+    obj
+}
+
 /// The names of listed items, in order.
 async fn names(rest: RestStore<'_>, items: Vec<Item>) -> Vec<String> {
     rest.decode_items(items)
@@ -158,6 +223,116 @@ async fn names(rest: RestStore<'_>, items: Vec<Item>) -> Vec<String> {
 
 mod cases {
     use super::*;
+
+    pub async fn admission_mutates_a_create_before_it_is_prepared_and_validates_what_is_stored(
+        h: Harness,
+    ) {
+        let recorder = Arc::new(Recorder::default());
+        let stored = h
+            .configmaps()
+            .create(&admitted_by(&recorder), configmap("a", "1"))
+            .await
+            .unwrap();
+        assert_eq!(stored["metadata"]["labels"]["admitted"], "yes");
+        assert_eq!(
+            recorder.seen(),
+            [
+                "mutate CREATE configmaps/v1 ns=Some(\"team\") name=a uid=false k=1 old=None dry=false",
+                "validate CREATE configmaps/v1 ns=Some(\"team\") name=a uid=true k=1 old=None dry=false"
+            ]
+        );
+    }
+
+    pub async fn a_create_refused_by_validating_admission_stores_nothing(h: Harness) {
+        let recorder = Arc::new(Recorder::default());
+        let err = h
+            .configmaps()
+            .create(&admitted_by(&recorder), denied(configmap("a", "1")))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Forbidden { .. }), "{err:?}");
+        assert!(
+            h.configmaps()
+                .get(Some("team"), "a")
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    pub async fn admission_of_an_update_sees_the_stored_object_as_old(h: Harness) {
+        h.configmaps()
+            .create(&in_team(), configmap("a", "1"))
+            .await
+            .unwrap();
+        let recorder = Arc::new(Recorder::default());
+        let mut change = UpdateFn::new(|cur: Option<&Value>| {
+            let mut cm = cur.cloned().unwrap();
+            cm["data"]["k"] = json!("2");
+            Ok(cm)
+        });
+        let updated = h
+            .configmaps()
+            .update(&admitted_by(&recorder), "a", &mut change)
+            .await
+            .unwrap();
+        assert_eq!(updated.object["metadata"]["labels"]["admitted"], "yes");
+        assert_eq!(
+            recorder.seen(),
+            [
+                "mutate UPDATE configmaps/v1 ns=Some(\"team\") name=a uid=true k=2 old=Some(\"1\") dry=false",
+                "validate UPDATE configmaps/v1 ns=Some(\"team\") name=a uid=true k=2 old=Some(\"1\") dry=false"
+            ]
+        );
+    }
+
+    pub async fn a_delete_refused_by_validating_admission_keeps_the_object(h: Harness) {
+        h.configmaps()
+            .create(&in_team(), denied(configmap("a", "1")))
+            .await
+            .unwrap();
+        let recorder = Arc::new(Recorder::default());
+        let err = h
+            .configmaps()
+            .delete(&admitted_by(&recorder), "a", &DeleteOptions::default())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Forbidden { .. }), "{err:?}");
+        assert!(
+            h.configmaps()
+                .get(Some("team"), "a")
+                .await
+                .unwrap()
+                .is_some()
+        );
+        assert_eq!(
+            recorder.seen(),
+            [
+                "validate DELETE configmaps/v1 ns=Some(\"team\") name=a uid=true k=1 old=Some(\"1\") dry=false"
+            ]
+        );
+    }
+
+    pub async fn admission_is_told_that_a_write_is_a_dry_run(h: Harness) {
+        let recorder = Arc::new(Recorder::default());
+        let w = WriteContext {
+            dry_run: true,
+            ..admitted_by(&recorder)
+        };
+        h.configmaps()
+            .create(&w, configmap("a", "1"))
+            .await
+            .unwrap();
+        assert!(recorder.seen().iter().all(|s| s.ends_with("dry=true")));
+        assert_eq!(recorder.seen().len(), 2);
+        assert!(
+            h.configmaps()
+                .get(Some("team"), "a")
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
 
     pub async fn an_update_with_an_invalid_label_is_invalid_and_changes_nothing(h: Harness) {
         let rest = h.configmaps();
@@ -538,6 +713,11 @@ mod cases {
 }
 
 backend_suite!(
+    admission_mutates_a_create_before_it_is_prepared_and_validates_what_is_stored,
+    a_create_refused_by_validating_admission_stores_nothing,
+    admission_of_an_update_sees_the_stored_object_as_old,
+    a_delete_refused_by_validating_admission_keeps_the_object,
+    admission_is_told_that_a_write_is_a_dry_run,
     an_update_with_an_invalid_label_is_invalid_and_changes_nothing,
     an_update_naming_a_stale_resource_version_is_a_conflict,
     an_update_that_loses_a_race_is_recomputed_on_the_fresh_object,

@@ -9,6 +9,7 @@
 //! a selector keeps, one object at a time; list ([`list`]) reads pages at one revision, or
 //! from the watch cache.
 
+pub mod admission;
 pub mod list;
 pub mod namespace;
 pub mod options;
@@ -73,6 +74,8 @@ pub struct WriteContext {
     pub dry_run: bool,
     /// Checks the validated object before it is stored.
     pub guard: Option<WriteGuard>,
+    /// The admission chain the write passes (mutating, then validating).
+    pub admission: Option<admission::AdmissionChain>,
 }
 
 /// The caller's half of an update (kube's `rest.UpdatedObjectInfo`): the new object,
@@ -206,6 +209,59 @@ impl<'a> RestStore<'a> {
 
     fn resource(&self) -> &str {
         &self.entry.names.plural
+    }
+
+    /// What admission is told about a write of this entry's resource.
+    fn admission_request<'r>(
+        &'r self,
+        w: &'r WriteContext,
+        operation: admission::Operation,
+        name: &'r str,
+        old: Option<&'r Value>,
+    ) -> admission::AdmissionRequest<'r> {
+        admission::AdmissionRequest {
+            operation,
+            group: &self.entry.group,
+            version: &self.entry.version,
+            resource: &self.entry.names.plural,
+            kind: &self.entry.names.kind,
+            subresource: w.subresource.as_deref(),
+            namespace: w.namespace.as_deref(),
+            name,
+            old,
+            dry_run: w.dry_run,
+        }
+    }
+
+    /// Mutating admission of `obj`, when the write has a chain.
+    async fn admit_mutation(
+        &self,
+        w: &WriteContext,
+        operation: admission::Operation,
+        old: Option<&Value>,
+        obj: &mut Value,
+    ) -> Result<()> {
+        let Some(chain) = &w.admission else {
+            return Ok(());
+        };
+        let name = meta::name(obj).to_owned();
+        let request = self.admission_request(w, operation, &name, old);
+        chain.0.mutate(&request, obj).await
+    }
+
+    /// Validating admission of `obj`, when the write has a chain.
+    async fn admit_validation(
+        &self,
+        w: &WriteContext,
+        operation: admission::Operation,
+        old: Option<&Value>,
+        obj: &Value,
+    ) -> Result<()> {
+        let Some(chain) = &w.admission else {
+            return Ok(());
+        };
+        let request = self.admission_request(w, operation, meta::name(obj), old);
+        chain.0.validate(&request, obj).await
     }
 
     /// Maps a store error for the object `name`.
@@ -405,6 +461,9 @@ impl<'a> RestStore<'a> {
     /// clash); returns it as stored (or as it would be, under dryRun).
     pub async fn create(&self, w: &WriteContext, mut obj: Value) -> Result<Value> {
         self.reconcile_namespace(w.namespace.as_deref(), &mut obj)?;
+        self.admit_mutation(w, admission::Operation::Create, None, &mut obj)
+            .await?;
+        self.reconcile_namespace(w.namespace.as_deref(), &mut obj)?;
         self.prepare_create(&mut obj);
         self.record_update(w, &mut obj, None);
         self.store_new(w, obj).await
@@ -443,6 +502,8 @@ impl<'a> RestStore<'a> {
             if let Some(guard) = &w.guard {
                 (guard.0)(&obj)?;
             }
+            self.admit_validation(w, admission::Operation::Create, None, &obj)
+                .await?;
             let name = meta::name(&obj).to_owned();
             if let Some(ns) = w.namespace.as_deref() {
                 namespace::admit_create(self, ns, &name).await?;
@@ -486,6 +547,10 @@ impl<'a> RestStore<'a> {
                 let mut obj = info.updated_object(None)?;
                 self.reconcile_namespace(ns, &mut obj)?;
                 self.check_name(&obj, name)?;
+                self.admit_mutation(w, admission::Operation::Create, None, &mut obj)
+                    .await?;
+                self.reconcile_namespace(ns, &mut obj)?;
+                self.check_name(&obj, name)?;
                 self.prepare_create(&mut obj);
                 if info.records_update() {
                     self.record_update(w, &mut obj, None);
@@ -506,6 +571,10 @@ impl<'a> RestStore<'a> {
             self.check_name(&new, name)?;
             self.check_resource_version(&new, &current)?;
             self.check_uid(&new, old)?;
+            self.admit_mutation(w, admission::Operation::Update, Some(old), &mut new)
+                .await?;
+            self.reconcile_namespace(ns, &mut new)?;
+            self.check_name(&new, name)?;
             self.prepare_update(&mut new, old, sub);
             if info.records_update() {
                 self.record_update(w, &mut new, Some(old));
@@ -514,6 +583,8 @@ impl<'a> RestStore<'a> {
             if let Some(guard) = &w.guard {
                 (guard.0)(&new)?;
             }
+            self.admit_validation(w, admission::Operation::Update, Some(old), &new)
+                .await?;
             let allocator = self.entry.strategy.allocator();
             let taken = match allocator {
                 Some(a) => a.allocate(self, &mut new, Some(old), w.dry_run).await?,
@@ -718,6 +789,13 @@ impl<'a> RestStore<'a> {
                 .ok_or_else(|| self.not_found(name))?;
             namespace::admit_delete(self.entry, name)?;
             self.check_preconditions(opts, &current.object, name)?;
+            self.admit_validation(
+                w,
+                admission::Operation::Delete,
+                Some(&current.object),
+                &current.object,
+            )
+            .await?;
             let strategy = &self.entry.strategy;
             let finalizer = match opts.propagation {
                 Some(Propagation::Foreground) => Some("foregroundDeletion"),

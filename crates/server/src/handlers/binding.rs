@@ -185,6 +185,7 @@ pub async fn create(ctx: &Ctx, body: Body) -> Response {
             manager: ctx.manager(&opts),
             dry_run: opts.dry_run,
             guard: None,
+            admission: None,
         };
         let mut info = UpdateFn::new(|current: Option<&Value>| match current {
             Some(pod) => bind(pod, &binding, &name),

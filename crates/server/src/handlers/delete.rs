@@ -71,6 +71,7 @@ fn delete_context(opts: &DeleteOptions, namespace: Option<String>) -> WriteConte
         manager: String::new(),
         dry_run: opts.dry_run,
         guard: None,
+        admission: None,
     }
 }
 

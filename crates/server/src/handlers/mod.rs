@@ -117,6 +117,7 @@ impl Ctx {
             manager: self.manager(opts),
             dry_run: opts.dry_run,
             guard: self.guard.clone(),
+            admission: None,
         }
     }
 
