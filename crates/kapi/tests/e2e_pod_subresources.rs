@@ -301,6 +301,30 @@ fn csr(kapi: &Kapi, name: &str) {
 }
 
 #[tokio::test]
+async fn a_csr_names_its_requester_whatever_its_body_claims() {
+    let kapi = Kapi::start().await;
+    let body = json!({"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+        "metadata": {"name": "forged"},
+        "spec": {"request": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0K",
+            "signerName": "example.com/signer", "usages": ["client auth"],
+            "username": "system:node:victim", "groups": ["system:nodes"]}});
+    let (status, c) = send(
+        &kapi,
+        "POST",
+        "/apis/certificates.k8s.io/v1/certificatesigningrequests",
+        "application/json",
+        &body,
+    )
+    .await;
+    assert_eq!(status, 201, "{c}");
+    assert_eq!(c["spec"]["username"], "admin");
+    assert_eq!(
+        c["spec"]["groups"],
+        json!(["system:masters", "system:authenticated"])
+    );
+}
+
+#[tokio::test]
 async fn kubectl_certificate_approve_sets_the_approved_condition() {
     let kapi = Kapi::start().await;
     csr(&kapi, "c1");

@@ -35,7 +35,8 @@ pub fn update_status(updated: &kapi_registry::rest::Updated) -> StatusCode {
 pub async fn create(ctx: &Ctx, body: Body) -> Response {
     let result = async {
         let opts = WriteOptions::from_query(&ctx.query.0, WriteVerb::Create)?;
-        let Decoded { obj, warnings } = decode_body(ctx, body, opts.field_validation).await?;
+        let Decoded { mut obj, warnings } = decode_body(ctx, body, opts.field_validation).await?;
+        stamp_requester(ctx, &mut obj);
         let created = ctx.rest().create(&ctx.write_context(&opts), obj).await?;
         Ok::<_, ApiError>((created, warnings))
     }
@@ -43,6 +44,37 @@ pub async fn create(ctx: &Ctx, body: Body) -> Response {
     match result {
         Ok((obj, warnings)) => respond(ctx, StatusCode::CREATED, obj, &warnings),
         Err(e) => ctx.writer.error(e),
+    }
+}
+
+/// A CertificateSigningRequest names who asked for it: its `spec.username`, `uid`,
+/// `groups` and `extra` are the requesting user's, whatever the body said (upstream's
+/// `PrepareForCreate`), so that approvers and signers can trust them.
+fn stamp_requester(ctx: &Ctx, obj: &mut serde_json::Value) {
+    if ctx.entry.group != "certificates.k8s.io"
+        || ctx.entry.names.plural != "certificatesigningrequests"
+    {
+        return;
+    }
+    let Some(spec) = obj
+        .get_mut("spec")
+        .and_then(serde_json::Value::as_object_mut)
+    else {
+        return;
+    };
+    for field in ["username", "uid", "groups", "extra"] {
+        spec.remove(field);
+    }
+    let Some(user) = &ctx.user else {
+        return;
+    };
+    spec.insert("username".into(), user.name.clone().into());
+    if !user.uid.is_empty() {
+        spec.insert("uid".into(), user.uid.clone().into());
+    }
+    spec.insert("groups".into(), serde_json::json!(user.groups));
+    if !user.extra.is_empty() {
+        spec.insert("extra".into(), serde_json::json!(user.extra));
     }
 }
 
