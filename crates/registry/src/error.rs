@@ -199,6 +199,17 @@ pub enum Error {
         /// Individual causes.
         causes: Vec<StatusCause>,
     },
+    /// A Status another component chose (an admission webhook's denial): its code, reason
+    /// and message as they are.
+    #[error("{message}")]
+    Status {
+        /// HTTP code.
+        code: u16,
+        /// Reason (may be empty).
+        reason: String,
+        /// Message.
+        message: String,
+    },
     /// The store or a dependency is unreachable (503 ServiceUnavailable).
     #[error("{0}")]
     Unavailable(String),

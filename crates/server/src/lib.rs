@@ -6,6 +6,7 @@
 //! [`registry::ResourceEntry`] values (built-ins from [`builtin`], custom resources added at
 //! run time) and served by generic handlers.
 
+pub mod admission;
 pub mod api;
 pub mod authn;
 pub mod authz;

@@ -24,6 +24,32 @@ pub struct ApiError {
     pub list_continue: String,
 }
 
+/// One of metav1's `StatusReason`s (what another component may pass on); others are
+/// dropped.
+fn known_reason(reason: &str) -> &'static str {
+    const KNOWN: [&str; 18] = [
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        "AlreadyExists",
+        "Conflict",
+        "Gone",
+        "Invalid",
+        "ServerTimeout",
+        "Timeout",
+        "TooManyRequests",
+        "BadRequest",
+        "MethodNotAllowed",
+        "NotAcceptable",
+        "RequestEntityTooLarge",
+        "UnsupportedMediaType",
+        "InternalError",
+        "Expired",
+        "ServiceUnavailable",
+    ];
+    KNOWN.iter().find(|k| **k == reason).copied().unwrap_or("")
+}
+
 fn named_details(group: &str, kind: &str, name: &str) -> Option<Box<StatusDetails>> {
     Some(Box::new(StatusDetails {
         name: name.to_owned(),
@@ -297,6 +323,7 @@ impl From<kapi_registry::Error> for ApiError {
             },
             E::Timeout(_) => Self::new(504, "Timeout", message),
             E::ConversionFailed(_) | E::Unclassified(_) => Self::new(500, "", message),
+            E::Status { code, reason, .. } => Self::new(code, known_reason(&reason), message),
             E::TooManyRequests {
                 retry_after_seconds,
                 causes,

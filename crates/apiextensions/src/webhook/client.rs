@@ -86,12 +86,26 @@ impl ClientPool {
         route: &Route,
         body: Vec<u8>,
     ) -> Result<Vec<u8>, CallError> {
+        self.post_with_timeout(ca_bundle, route, body, None).await
+    }
+
+    /// [`ClientPool::post`] with its own timeout instead of the pool's.
+    pub(crate) async fn post_with_timeout(
+        &self,
+        ca_bundle: &Arc<[u8]>,
+        route: &Route,
+        body: Vec<u8>,
+        timeout: Option<Duration>,
+    ) -> Result<Vec<u8>, CallError> {
         let client = self.client(ca_bundle, route)?;
         let mut req = client
             .post(&route.request_url)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, */*")
             .body(body);
+        if let Some(t) = timeout {
+            req = req.timeout(t);
+        }
         if let Some(host) = &route.host_header {
             req = req.header("Host", host);
         }

@@ -119,96 +119,23 @@ impl WebhookConverter {
     }
 
     async fn route(&self) -> Result<Route, String> {
-        let timeout = format!("timeout={}", go_duration(self.env.clients.timeout()));
-        if let Some(svc) = &self.client_config.service {
-            return self.service_route(svc, &timeout).await;
-        }
-        let Some(raw) = self.client_config.url.as_deref() else {
-            return Err(format!(
-                "failed calling webhook \"conversion_webhook_for_{}\": webhook configuration must have either service or URL",
-                self.crd_name
-            ));
-        };
-        let url = reqwest::Url::parse(raw).map_err(|e| {
-            format!(
-                "failed calling webhook \"conversion_webhook_for_{}\": Unparsable URL: {e}",
-                self.crd_name
-            )
-        })?;
-        let domain = url
-            .host_str()
-            .unwrap_or("")
-            .trim_matches(['[', ']'])
-            .to_owned();
-        let port = url.port_or_known_default().unwrap_or(443);
-        let sep = if url.query().is_some() { '&' } else { '?' };
-        let full = format!("{raw}{sep}{timeout}");
-        Ok(Route {
-            display_url: full.clone(),
-            request_url: full,
-            host_header: None,
-            dial: join_host_port(&domain, port),
-            http2: is_loopback(&domain),
-            domain,
-            addrs: None,
-        })
-    }
-
-    async fn service_route(
-        &self,
-        svc: &kapi_api::apiextensions::v1::ServiceReference,
-        timeout: &str,
-    ) -> Result<Route, String> {
-        let port = svc.port.and_then(|p| u16::try_from(p).ok()).unwrap_or(443);
-        let domain = format!("{}.{}.svc", svc.name, svc.namespace);
-        let path = svc.path.as_deref().unwrap_or("");
-        let display_url = format!("https://{domain}:{port}{path}?{timeout}");
-        let mut endpoint = None;
-        for r in &self.env.resolvers {
-            if let Some(e) = r
-                .resolve(&svc.namespace, &svc.name, port)
-                .await
-                .map_err(|e| format!("Post {display_url:?}: {e}"))?
-            {
-                endpoint = Some(e);
-                break;
+        let webhook = format!("conversion_webhook_for_{}", self.crd_name);
+        let timeout = self.env.clients.timeout();
+        match &self.client_config.service {
+            Some(svc) => {
+                let target = ServiceTarget {
+                    namespace: &svc.namespace,
+                    name: &svc.name,
+                    path: svc.path.as_deref(),
+                    port: svc.port,
+                };
+                route(&self.env, None, Some(&target), &webhook, timeout).await
+            }
+            None => {
+                let url = self.client_config.url.as_deref();
+                route(&self.env, url, None, &webhook, timeout).await
             }
         }
-        let Some(ep) = endpoint else {
-            return Ok(Route {
-                request_url: display_url.clone(),
-                display_url,
-                host_header: None,
-                dial: join_host_port(&domain, port),
-                domain,
-                addrs: None,
-                http2: false,
-            });
-        };
-        let addrs: Vec<SocketAddr> = match ep.host.parse::<IpAddr>() {
-            Ok(ip) => vec![SocketAddr::new(ip, ep.port)],
-            Err(_) => tokio::net::lookup_host((ep.host.as_str(), ep.port))
-                .await
-                .map_err(|_| {
-                    format!(
-                        "Post {display_url:?}: dial tcp: lookup {}: no such host",
-                        ep.host
-                    )
-                })?
-                .collect(),
-        };
-        let path = if path.is_empty() { "/" } else { path };
-        Ok(Route {
-            request_url: format!("https://{domain}:{}{path}?{timeout}", ep.port),
-            host_header: Some(join_host_port(&domain, port)),
-            dial: addrs
-                .first()
-                .map_or_else(|| join_host_port(&ep.host, ep.port), ToString::to_string),
-            display_url,
-            domain,
-            addrs: Some(addrs),
-            http2: false,
-        })
     }
 
     /// One webhook call for `sent` (all in another version than `target`). The objects move
@@ -291,6 +218,144 @@ impl WebhookConverter {
         });
         result
     }
+}
+
+/// A webhook named by a `service` reference (`clientConfig.service`).
+#[derive(Debug, Clone, Copy)]
+pub struct ServiceTarget<'a> {
+    /// The service's namespace.
+    pub namespace: &'a str,
+    /// The service's name.
+    pub name: &'a str,
+    /// The URL path.
+    pub path: Option<&'a str>,
+    /// The port (443 when absent).
+    pub port: Option<i32>,
+}
+
+/// Where a webhook is, as its `clientConfig` says: a URL or a service, and the caBundle
+/// (PEM) that trusts it (the system roots when empty).
+#[derive(Debug, Clone, Copy)]
+pub struct WebhookTarget<'a> {
+    /// `clientConfig.url`.
+    pub url: Option<&'a str>,
+    /// `clientConfig.service`.
+    pub service: Option<ServiceTarget<'a>>,
+    /// The caBundle, decoded (PEM).
+    pub ca_bundle: &'a Arc<[u8]>,
+}
+
+impl WebhookEnvironment {
+    /// POSTs a JSON `body` to the webhook `webhook` (its name, for errors) with `timeout`
+    /// (sent as `?timeout=` too, as upstream), through the environment's resolvers and
+    /// client pool: the 2xx answer's body, or client-go's words for the failure.
+    pub async fn post_json(
+        &self,
+        webhook: &str,
+        target: &WebhookTarget<'_>,
+        body: Vec<u8>,
+        timeout: Duration,
+    ) -> Result<Vec<u8>, String> {
+        let route = route(self, target.url, target.service.as_ref(), webhook, timeout).await?;
+        self.clients
+            .post_with_timeout(target.ca_bundle, &route, body, Some(timeout))
+            .await
+    }
+}
+
+/// The route of one call to a webhook at `url` or `service`.
+async fn route(
+    env: &WebhookEnvironment,
+    url: Option<&str>,
+    service: Option<&ServiceTarget<'_>>,
+    webhook: &str,
+    timeout: Duration,
+) -> Result<Route, String> {
+    let timeout = format!("timeout={}", go_duration(timeout));
+    if let Some(svc) = service {
+        return service_route(env, svc, &timeout).await;
+    }
+    let Some(raw) = url else {
+        return Err(format!(
+            "failed calling webhook \"{webhook}\": webhook configuration must have either service or URL"
+        ));
+    };
+    let parsed = reqwest::Url::parse(raw)
+        .map_err(|e| format!("failed calling webhook \"{webhook}\": Unparsable URL: {e}"))?;
+    let domain = parsed
+        .host_str()
+        .unwrap_or("")
+        .trim_matches(['[', ']'])
+        .to_owned();
+    let port = parsed.port_or_known_default().unwrap_or(443);
+    let sep = if parsed.query().is_some() { '&' } else { '?' };
+    let full = format!("{raw}{sep}{timeout}");
+    Ok(Route {
+        display_url: full.clone(),
+        request_url: full,
+        host_header: None,
+        dial: join_host_port(&domain, port),
+        http2: is_loopback(&domain),
+        domain,
+        addrs: None,
+    })
+}
+
+async fn service_route(
+    env: &WebhookEnvironment,
+    svc: &ServiceTarget<'_>,
+    timeout: &str,
+) -> Result<Route, String> {
+    let port = svc.port.and_then(|p| u16::try_from(p).ok()).unwrap_or(443);
+    let domain = format!("{}.{}.svc", svc.name, svc.namespace);
+    let path = svc.path.unwrap_or("");
+    let display_url = format!("https://{domain}:{port}{path}?{timeout}");
+    let mut endpoint = None;
+    for r in &env.resolvers {
+        if let Some(e) = r
+            .resolve(svc.namespace, svc.name, port)
+            .await
+            .map_err(|e| format!("Post {display_url:?}: {e}"))?
+        {
+            endpoint = Some(e);
+            break;
+        }
+    }
+    let Some(ep) = endpoint else {
+        return Ok(Route {
+            request_url: display_url.clone(),
+            display_url,
+            host_header: None,
+            dial: join_host_port(&domain, port),
+            domain,
+            addrs: None,
+            http2: false,
+        });
+    };
+    let addrs: Vec<SocketAddr> = match ep.host.parse::<IpAddr>() {
+        Ok(ip) => vec![SocketAddr::new(ip, ep.port)],
+        Err(_) => tokio::net::lookup_host((ep.host.as_str(), ep.port))
+            .await
+            .map_err(|_| {
+                format!(
+                    "Post {display_url:?}: dial tcp: lookup {}: no such host",
+                    ep.host
+                )
+            })?
+            .collect(),
+    };
+    let path = if path.is_empty() { "/" } else { path };
+    Ok(Route {
+        request_url: format!("https://{domain}:{}{path}?{timeout}", ep.port),
+        host_header: Some(join_host_port(&domain, port)),
+        dial: addrs
+            .first()
+            .map_or_else(|| join_host_port(&ep.host, ep.port), ToString::to_string),
+        display_url,
+        domain,
+        addrs: Some(addrs),
+        http2: false,
+    })
 }
 
 fn api_version(obj: &Value) -> &str {

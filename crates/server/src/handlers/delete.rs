@@ -64,14 +64,14 @@ async fn delete_one(
     }
 }
 
-fn delete_context(opts: &DeleteOptions, namespace: Option<String>) -> WriteContext {
+fn delete_context(ctx: &Ctx, opts: &DeleteOptions) -> WriteContext {
     WriteContext {
-        namespace,
+        namespace: ctx.info.namespace.clone(),
         subresource: None,
         manager: String::new(),
         dry_run: opts.dry_run,
         guard: None,
-        admission: None,
+        admission: Some(ctx.admission()),
     }
 }
 
@@ -79,7 +79,7 @@ fn delete_context(opts: &DeleteOptions, namespace: Option<String>) -> WriteConte
 pub async fn delete(ctx: &Ctx, body: Body) -> Response {
     let result = async {
         let opts = options(ctx, body).await?;
-        let w = delete_context(&opts, ctx.info.namespace.clone());
+        let w = delete_context(ctx, &opts);
         delete_one(ctx, &w, ctx.name(), &opts).await
     }
     .await;
@@ -95,7 +95,7 @@ pub async fn delete_collection(ctx: &Ctx, body: Body) -> Response {
     let result = async {
         let opts = options(ctx, body).await?;
         let filter = Filter::from_query(ctx)?;
-        let w = delete_context(&opts, ctx.info.namespace.clone());
+        let w = delete_context(ctx, &opts);
         let keep = |obj: &Value| filter.matches(ctx, obj);
         let selected: Option<&(dyn Fn(&Value) -> bool + Send + Sync)> =
             (!filter.is_empty()).then_some(&keep);

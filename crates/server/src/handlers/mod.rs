@@ -109,7 +109,8 @@ impl Ctx {
         RestStore::new(self.state.store.as_ref(), &self.table, &self.entry)
     }
 
-    /// The write context of this request (namespace, subresource, manager, dryRun).
+    /// The write context of this request (namespace, subresource, manager, dryRun, the
+    /// write guard and the admission webhooks).
     pub fn write_context(&self, opts: &WriteOptions) -> WriteContext {
         WriteContext {
             namespace: self.info.namespace.clone(),
@@ -117,8 +118,15 @@ impl Ctx {
             manager: self.manager(opts),
             dry_run: opts.dry_run,
             guard: self.guard.clone(),
-            admission: None,
+            admission: Some(self.admission()),
         }
+    }
+
+    /// The admission chain of this request: the server's webhooks, told its user.
+    pub fn admission(&self) -> kapi_registry::rest::admission::AdmissionChain {
+        kapi_registry::rest::admission::AdmissionChain(Arc::new(
+            crate::admission::WebhookAdmission::new(self.state.clone(), self.user.clone()),
+        ))
     }
 
     /// Maps a store error to a Status for the object `name`.
