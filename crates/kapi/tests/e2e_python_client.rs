@@ -7,36 +7,10 @@
 
 mod e2e_support;
 
-use e2e_support::Kapi;
-use std::process::Command;
-
-fn python() -> String {
-    std::env::var("KAPI_E2E_PYTHON").unwrap_or_else(|_| "python3".to_owned())
-}
+use e2e_support::{Kapi, run_python_script};
 
 #[tokio::test]
 async fn the_python_client_creates_reads_patches_watches_and_deletes_builtin_kinds() {
     let kapi = Kapi::start().await;
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/e2e_python/builtin_kinds.py"
-    );
-    let kubeconfig = kapi.kubeconfig();
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new(python())
-            .arg(script)
-            .arg(kubeconfig)
-            .output()
-            .expect("the Python interpreter runs (KAPI_E2E_PYTHON or python3)")
-    })
-    .await
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the Python client failed after:\n{stdout}\n{stderr}\nkapi's log:\n{}",
-        kapi.log()
-    );
-    assert_eq!(stdout.lines().last(), Some("ok"), "{stdout}");
+    run_python_script("builtin_kinds.py", kapi.kubeconfig(), || kapi.log()).await;
 }

@@ -4,7 +4,7 @@
 
 mod e2e_support;
 
-use e2e_support::{Kapi, json, send_raw};
+use e2e_support::{Kapi, json_request as request, send_json, send_raw};
 use serde_json::{Value, json};
 
 const USERS: &str =
@@ -30,28 +30,8 @@ async fn as_user(kapi: &Kapi, token: &str) -> kube::Client {
     kube::Client::try_from(config).unwrap()
 }
 
-fn request(method: &str, path: &str, body: &Value) -> http::Request<Vec<u8>> {
-    http::Request::builder()
-        .method(method)
-        .uri(path)
-        .header("content-type", "application/json")
-        .header("accept", "application/json")
-        .body(if body.is_null() {
-            Vec::new()
-        } else {
-            body.to_string().into_bytes()
-        })
-        .unwrap()
-}
-
 async fn send(client: &kube::Client, method: &str, path: &str, body: &Value) -> (u16, Value) {
-    let (status, _, bytes) = send_raw(client, request(method, path, body)).await;
-    let value = if bytes.is_empty() {
-        Value::Null
-    } else {
-        json(&bytes)
-    };
-    (status, value)
+    send_json(client, method, path, body).await
 }
 
 /// The admin creates `obj` at `path`.

@@ -6,37 +6,16 @@
 
 mod e2e_support;
 
-use e2e_support::{Kapi, json, send_raw};
+use e2e_support::{Kapi, json, json_request as request, run_python_script, send_json, send_raw};
 use kapi_serviceaccount::{BoundToken, ObjectRef, SigningKey, jws};
 use serde_json::{Value, json};
-use std::process::Command;
 
 const SERVICE_ACCOUNTS: &str = "/api/v1/namespaces/default/serviceaccounts";
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
 const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 
-fn request(method: &str, path: &str, body: &Value) -> http::Request<Vec<u8>> {
-    http::Request::builder()
-        .method(method)
-        .uri(path)
-        .header("content-type", "application/json")
-        .header("accept", "application/json")
-        .body(if body.is_null() {
-            Vec::new()
-        } else {
-            body.to_string().into_bytes()
-        })
-        .unwrap()
-}
-
 async fn send(client: &kube::Client, method: &str, path: &str, body: &Value) -> (u16, Value) {
-    let (status, _, bytes) = send_raw(client, request(method, path, body)).await;
-    let value = if bytes.is_empty() {
-        Value::Null
-    } else {
-        json(&bytes)
-    };
-    (status, value)
+    send_json(client, method, path, body).await
 }
 
 /// A client that carries only `token` (and trusts the kubeconfig's CA).
@@ -555,33 +534,8 @@ async fn kubectl_can_i_answers_for_a_service_account() {
     assert_eq!(String::from_utf8_lossy(&elsewhere.stdout).trim(), "no");
 }
 
-fn python() -> String {
-    std::env::var("KAPI_E2E_PYTHON").unwrap_or_else(|_| "python3".to_owned())
-}
-
 #[tokio::test]
 async fn the_python_client_acts_with_a_service_account_token() {
     let kapi = Kapi::start().await;
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/e2e_python/service_account_token.py"
-    );
-    let kubeconfig = kapi.kubeconfig();
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new(python())
-            .arg(script)
-            .arg(kubeconfig)
-            .output()
-            .expect("the Python interpreter runs (KAPI_E2E_PYTHON or python3)")
-    })
-    .await
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the Python client failed after:\n{stdout}\n{stderr}\nkapi's log:\n{}",
-        kapi.log()
-    );
-    assert_eq!(stdout.lines().last(), Some("ok"), "{stdout}");
+    run_python_script("service_account_token.py", kapi.kubeconfig(), || kapi.log()).await;
 }

@@ -53,12 +53,7 @@ struct Hook {
 
 impl Hook {
     fn str_list(&self, v: &Value) -> Vec<String> {
-        v.as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect()
+        crate::handlers::string_list(v)
     }
 
     fn fails_closed(&self) -> bool {
@@ -241,19 +236,9 @@ impl WebhookAdmission {
     }
 
     fn user_info(&self) -> Value {
-        let Some(u) = &self.user else {
-            return json!({});
-        };
-        let mut info = Map::new();
-        info.insert("username".into(), json!(u.name));
-        if !u.uid.is_empty() {
-            info.insert("uid".into(), json!(u.uid));
-        }
-        info.insert("groups".into(), json!(u.groups));
-        if !u.extra.is_empty() {
-            info.insert("extra".into(), json!(u.extra));
-        }
-        Value::Object(info)
+        self.user
+            .as_ref()
+            .map_or_else(|| json!({}), User::info_json)
     }
 
     /// The AdmissionReview sent for this request.

@@ -48,6 +48,21 @@ impl User {
         }
     }
 
+    /// The user as authentication.k8s.io's `UserInfo` (reviews, AdmissionReview): username,
+    /// uid and extra when set, groups.
+    pub fn info_json(&self) -> serde_json::Value {
+        let mut info = serde_json::Map::new();
+        info.insert("username".into(), self.name.clone().into());
+        if !self.uid.is_empty() {
+            info.insert("uid".into(), self.uid.clone().into());
+        }
+        info.insert("groups".into(), serde_json::json!(self.groups));
+        if !self.extra.is_empty() {
+            info.insert("extra".into(), serde_json::json!(self.extra));
+        }
+        serde_json::Value::Object(info)
+    }
+
     /// Whether the user is in `group`.
     pub fn in_group(&self, group: &str) -> bool {
         self.groups.iter().any(|g| g == group)

@@ -222,6 +222,62 @@ pub async fn send_raw(
     (status, headers, body)
 }
 
+/// A JSON request (`body` Null: no body).
+pub fn json_request(method: &str, path: &str, body: &serde_json::Value) -> http::Request<Vec<u8>> {
+    http::Request::builder()
+        .method(method)
+        .uri(path)
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .body(if body.is_null() {
+            Vec::new()
+        } else {
+            body.to_string().into_bytes()
+        })
+        .unwrap()
+}
+
+/// Sends a JSON request; (status, the answer's JSON or Null when empty).
+pub async fn send_json(
+    client: &kube::Client,
+    method: &str,
+    path: &str,
+    body: &serde_json::Value,
+) -> (u16, serde_json::Value) {
+    let (status, _, bytes) = send_raw(client, json_request(method, path, body)).await;
+    let value = if bytes.is_empty() {
+        serde_json::Value::Null
+    } else {
+        json(&bytes)
+    };
+    (status, value)
+}
+
+/// Runs a Python script of `tests/e2e_python` with `kubeconfig` as its argument, through
+/// `KAPI_E2E_PYTHON` (else `python3`), and asserts it ends with "ok" (its output, and
+/// `kapi_log`, shown otherwise).
+pub async fn run_python_script(script: &str, kubeconfig: PathBuf, kapi_log: impl Fn() -> String) {
+    let python = std::env::var("KAPI_E2E_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let path = format!("{}/tests/e2e_python/{script}", env!("CARGO_MANIFEST_DIR"));
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(python)
+            .arg(path)
+            .arg(kubeconfig)
+            .output()
+            .expect("the Python interpreter runs (KAPI_E2E_PYTHON or python3)")
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the Python client failed after:\n{stdout}\n{stderr}\nkapi's log:\n{}",
+        kapi_log()
+    );
+    assert_eq!(stdout.lines().last(), Some("ok"), "{stdout}");
+}
+
 /// Parses a JSON body.
 pub fn json(body: &[u8]) -> serde_json::Value {
     serde_json::from_slice(body)

@@ -15,7 +15,7 @@ use axum::response::Response;
 use kapi_registry::Error;
 use kapi_registry::field;
 use kapi_registry::rest::options::{WriteOptions, WriteVerb};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// Whether the request is a review answered here.
 pub fn applies(ctx: &Ctx) -> bool {
@@ -125,18 +125,7 @@ async fn answer(ctx: &Ctx, mut obj: Value, requester: &User) -> Result<Value, Ap
     let spec = obj.get("spec").cloned().unwrap_or_else(|| json!({}));
     let invalid = |causes| ApiError::from(Error::invalid(&group, &kind, "", causes));
     let status = match plural {
-        "selfsubjectreviews" => {
-            let mut info = Map::new();
-            info.insert("username".into(), json!(requester.name));
-            if !requester.uid.is_empty() {
-                info.insert("uid".into(), json!(requester.uid));
-            }
-            info.insert("groups".into(), json!(requester.groups));
-            if !requester.extra.is_empty() {
-                info.insert("extra".into(), json!(requester.extra));
-            }
-            json!({"userInfo": info})
-        }
+        "selfsubjectreviews" => json!({"userInfo": requester.info_json()}),
         "selfsubjectrulesreviews" => {
             let namespace = string(&spec, "namespace");
             if namespace.is_empty() {

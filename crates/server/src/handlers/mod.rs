@@ -61,6 +61,16 @@ impl Query {
     }
 }
 
+/// The strings of a JSON array (other items and non-arrays give none).
+pub fn string_list(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(serde_json::Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Everything a handler needs for one resource request.
 pub struct Ctx {
     /// Shared server state.

@@ -197,13 +197,7 @@ async fn issue(ctx: &Ctx, body: Body, warnings: &mut Vec<String>) -> Result<Valu
         ));
         seconds = max;
     }
-    let mut audiences: Vec<String> = spec["audiences"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::to_owned)
-        .collect();
+    let mut audiences = super::string_list(&spec["audiences"]);
     if audiences.is_empty() {
         audiences = tokens.api_audiences().to_vec();
     }

@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use kapi_registry::Error;
 use kapi_registry::rest::options::{WriteOptions, WriteVerb};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// Whether the request is a TokenReview.
 pub fn applies(ctx: &Ctx) -> bool {
@@ -41,13 +41,7 @@ async fn review(ctx: &Ctx, mut obj: Value) -> Result<Value, ApiError> {
             Error::bad_request("token is required for TokenReview in authentication").into(),
         );
     }
-    let audiences: Vec<String> = spec["audiences"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::to_owned)
-        .collect();
+    let audiences = super::string_list(&spec["audiences"]);
     let wanted = (!audiences.is_empty()).then_some(audiences.as_slice());
     let answer = ctx
         .state
@@ -56,16 +50,7 @@ async fn review(ctx: &Ctx, mut obj: Value) -> Result<Value, ApiError> {
         .await;
     let status = match answer {
         Ok(Some((user, auds))) => {
-            let mut info = Map::new();
-            info.insert("username".into(), json!(user.name));
-            if !user.uid.is_empty() {
-                info.insert("uid".into(), json!(user.uid));
-            }
-            info.insert("groups".into(), json!(user.groups));
-            if !user.extra.is_empty() {
-                info.insert("extra".into(), json!(user.extra));
-            }
-            json!({"authenticated": true, "user": info, "audiences": auds})
+            json!({"authenticated": true, "user": user.info_json(), "audiences": auds})
         }
         Ok(None) => json!({"user": {}}),
         Err(why) => json!({"user": {}, "error": why}),
