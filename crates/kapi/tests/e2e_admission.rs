@@ -1,135 +1,17 @@
-//! Admission webhooks end to end (issue 14, first step): real HTTPS webhooks served by the
-//! test, registered with Mutating- and ValidatingWebhookConfigurations on kapi-test's
-//! server and reached by kube-rs writes: a mutating webhook's JSONPatch is stored, a
-//! validating webhook's denial is the client's error with its message and code, nothing is
-//! stored; failurePolicy Ignore and Fail on a dead webhook, a timeout, objectSelector, and
-//! dryRun against a webhook with side effects.
+//! Admission webhooks end to end (issue 14): real HTTPS webhooks served by the test,
+//! registered with Mutating- and ValidatingWebhookConfigurations on kapi-test's server and
+//! reached by kube-rs writes: a mutating webhook's JSONPatch is stored, a validating
+//! webhook's denial is the client's error with its message and code, nothing is stored;
+//! failurePolicy Ignore and Fail on a dead webhook, a timeout, objectSelector, dryRun and
+//! sideEffects.
 
-use axum::Json;
-use axum::body::Bytes;
-use axum::routing::post;
-use base64::Engine;
+mod e2e_admission_support;
+
+use e2e_admission_support::{Webhooks, api_error, configmap, create_config, register};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kapi_test::TestServer;
-use kapi_testsupport::certs::{Certs, make_certs};
 use kube::api::{Api, PostParams};
-use serde_json::{Value, json};
-use std::time::Duration;
-
-/// The test's webhook server: `/deny` refuses objects labelled `deny` (422, a message),
-/// `/label` adds the label `mutated: "yes"`, `/slow` answers after 3 s.
-struct Webhooks {
-    url: String,
-    certs: Certs,
-}
-
-fn answer(review: &Value, response: Value) -> Json<Value> {
-    let mut response = response;
-    response["uid"] = review["request"]["uid"].clone();
-    Json(
-        json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-        "response": response}),
-    )
-}
-
-async fn deny(body: Bytes) -> Json<Value> {
-    let review: Value = serde_json::from_slice(&body).unwrap();
-    let obj = &review["request"]["object"];
-    if obj["metadata"]["labels"].get("deny").is_some() {
-        return answer(
-            &review,
-            json!({"allowed": false, "status": {"code": 422, "message": "objects labelled deny are refused"}}),
-        );
-    }
-    answer(&review, json!({"allowed": true}))
-}
-
-async fn label(body: Bytes) -> Json<Value> {
-    let review: Value = serde_json::from_slice(&body).unwrap();
-    let has_labels = review["request"]["object"]["metadata"]["labels"].is_object();
-    let patch = if has_labels {
-        json!([{"op": "add", "path": "/metadata/labels/mutated", "value": "yes"}])
-    } else {
-        json!([{"op": "add", "path": "/metadata/labels", "value": {"mutated": "yes"}}])
-    };
-    let patch = base64::engine::general_purpose::STANDARD.encode(patch.to_string());
-    answer(
-        &review,
-        json!({"allowed": true, "patchType": "JSONPatch", "patch": patch}),
-    )
-}
-
-async fn slow(body: Bytes) -> Json<Value> {
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    let review: Value = serde_json::from_slice(&body).unwrap();
-    answer(&review, json!({"allowed": true}))
-}
-
-impl Webhooks {
-    async fn start() -> Self {
-        kapi_webhook::tls::install_crypto_provider();
-        let certs = make_certs();
-        let config = kapi_webhook::tls::server_config_from_pem(
-            certs.cert_pem.as_bytes(),
-            certs.key_pem.as_bytes(),
-        )
-        .unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let router = axum::Router::new()
-            .route("/deny", post(deny))
-            .route("/label", post(label))
-            .route("/slow", post(slow));
-        tokio::spawn(kapi_webhook::tls::serve_tls(
-            listener,
-            config,
-            router,
-            std::future::pending(),
-        ));
-        Self {
-            url: format!("https://127.0.0.1:{port}"),
-            certs,
-        }
-    }
-
-    /// A webhook on configmaps CREATE calling `path`.
-    fn hook(&self, name: &str, path: &str, extra: Value) -> Value {
-        let mut hook = json!({"name": name, "admissionReviewVersions": ["v1"],
-            "sideEffects": "None", "timeoutSeconds": 1,
-            "clientConfig": {"url": format!("{}{path}", self.url), "caBundle": self.certs.ca_bundle()},
-            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
-                "resources": ["configmaps"]}]});
-        if let (Some(h), Some(e)) = (hook.as_object_mut(), extra.as_object()) {
-            h.extend(e.clone());
-        }
-        hook
-    }
-}
-
-/// Registers a configuration of `kind` with one webhook, then waits until a probe write
-/// shows it took effect (the configurations are read from a watch cache).
-async fn register(server: &TestServer, kind: &str, hook: Value) {
-    let plural = format!("{}s", kind.to_lowercase());
-    let config = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": kind,
-        "metadata": {"name": hook["name"].as_str().unwrap()}, "webhooks": [hook]});
-    let req = http::Request::post(format!("/apis/admissionregistration.k8s.io/v1/{plural}"))
-        .header("content-type", "application/json")
-        .body(config.to_string().into_bytes())
-        .unwrap();
-    server.client().request_text(req).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-}
-
-fn configmap(name: &str, labels: Value) -> ConfigMap {
-    serde_json::from_value(json!({"metadata": {"name": name, "labels": labels}})).unwrap()
-}
-
-fn api_error(e: kube::Error) -> kube::core::Status {
-    match e {
-        kube::Error::Api(s) => *s,
-        other => panic!("not an API error: {other:?}"),
-    }
-}
+use serde_json::json;
 
 #[tokio::test]
 async fn a_validating_webhooks_denial_is_the_clients_error_and_nothing_is_stored() {
@@ -156,7 +38,7 @@ async fn a_validating_webhooks_denial_is_the_clients_error_and_nothing_is_stored
     assert_eq!(err.code, 422);
     assert_eq!(
         err.message,
-        "admission webhook \"deny.example.com\" denied the request: objects labelled deny are refused"
+        "configmaps \"bad\" is forbidden: admission webhook \"deny.example.com\" denied the request: objects labelled deny are refused"
     );
     assert!(cms.get_opt("bad").await.unwrap().is_none());
 }
@@ -184,10 +66,7 @@ async fn a_mutating_webhooks_patch_is_stored() {
 #[tokio::test]
 async fn a_dead_webhook_fails_closed_unless_its_policy_is_ignore() {
     let server = TestServer::start().await.unwrap();
-    let dead = Webhooks {
-        url: "https://127.0.0.1:1".into(),
-        certs: make_certs(),
-    };
+    let dead = Webhooks::dead();
     register(
         &server,
         "ValidatingWebhookConfiguration",
@@ -276,16 +155,32 @@ async fn an_object_selector_that_does_not_select_skips_the_webhook() {
 }
 
 #[tokio::test]
-async fn a_dry_run_is_refused_by_a_webhook_with_side_effects() {
+async fn a_webhook_with_side_effects_is_refused_at_registration() {
+    let hooks = Webhooks::start().await;
+    let server = TestServer::start().await.unwrap();
+    let config = json!({"apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "effects"},
+        "webhooks": [hooks.hook("effects.example.com", "/deny", json!({"sideEffects": "Unknown"}))]});
+    let err = create_config(&server, "validatingwebhookconfigurations", &config)
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains(r#"webhooks[0].sideEffects: Unsupported value: \"Unknown\": supported values: \"None\", \"NoneOnDryRun\""#),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_dry_run_reaches_a_webhook_without_side_effects_and_stores_nothing() {
     let hooks = Webhooks::start().await;
     let server = TestServer::start().await.unwrap();
     register(
         &server,
         "ValidatingWebhookConfiguration",
         hooks.hook(
-            "effects.example.com",
+            "dry.example.com",
             "/deny",
-            json!({"sideEffects": "Unknown"}),
+            json!({"sideEffects": "NoneOnDryRun"}),
         ),
     )
     .await;
@@ -294,18 +189,9 @@ async fn a_dry_run_is_refused_by_a_webhook_with_side_effects() {
         dry_run: true,
         ..Default::default()
     };
-    let err = api_error(
-        cms.create(&pp, &configmap("a", json!({})))
-            .await
-            .unwrap_err(),
-    );
-    assert_eq!(err.code, 400);
-    assert_eq!(
-        err.message,
-        "admission webhook \"effects.example.com\" does not support dry run"
-    );
-    // Without dryRun the same webhook is called.
-    cms.create(&PostParams::default(), &configmap("a", json!({})))
-        .await
-        .unwrap();
+    cms.create(&pp, &configmap("a", json!({}))).await.unwrap();
+    let reviews = hooks.received_on("/deny");
+    assert_eq!(reviews.len(), 1);
+    assert_eq!(reviews[0]["request"]["dryRun"], true);
+    assert!(cms.get_opt("a").await.unwrap().is_none());
 }

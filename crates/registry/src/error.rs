@@ -209,6 +209,8 @@ pub enum Error {
         reason: String,
         /// Message.
         message: String,
+        /// Details (the object refused, causes).
+        details: Option<Box<StatusDetails>>,
     },
     /// The store or a dependency is unreachable (503 ServiceUnavailable).
     #[error("{0}")]

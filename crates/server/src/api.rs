@@ -160,6 +160,7 @@ async fn serve_resource(
         }
         _ => None,
     };
+    let admission_warnings = crate::admission::Warnings::new();
     let ctx = Ctx {
         state,
         table,
@@ -170,8 +171,10 @@ async fn serve_resource(
         user,
         guard,
         writer: Writer { output, pretty },
+        warnings: admission_warnings.clone(),
     };
     let mut resp = dispatch(ctx, body).await;
+    handlers::body::add_warnings(&mut resp, &admission_warnings.list());
     prepend_warnings(&mut resp, &warnings);
     resp
 }

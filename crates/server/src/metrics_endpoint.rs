@@ -39,6 +39,7 @@ pub async fn serve(State(state): State<Arc<ApiState>>) -> impl IntoResponse {
     let mut text = state.metrics.render();
     text.push_str(&watch_cache_metrics(&state.caches));
     text.push_str(&state.webhooks.metrics().render());
+    text.push_str(&state.admission_metrics.render());
     (
         [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
         text,

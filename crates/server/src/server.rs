@@ -210,6 +210,7 @@ impl Server {
             store,
             health,
             metrics: Arc::new(Metrics::new()),
+            admission_metrics: Arc::new(crate::admission::metrics::AdmissionMetrics::new()),
             server_address: client_host(&opts, local_addr).to_string(),
             shutdown: shutdown_rx,
             authorizer: crate::authz::Authorizer::new(opts.authorization),

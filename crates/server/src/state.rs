@@ -16,6 +16,8 @@ pub struct ApiState {
     pub store: Arc<dyn Store>,
     /// Metrics.
     pub metrics: Arc<Metrics>,
+    /// Admission webhook and policy metrics.
+    pub admission_metrics: Arc<crate::admission::metrics::AdmissionMetrics>,
     /// Where conversion webhooks are called through (service resolvers, client pool,
     /// metrics), injected into every CRD's converter.
     pub webhooks: Arc<kapi_apiextensions::WebhookEnvironment>,

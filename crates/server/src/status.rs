@@ -323,7 +323,15 @@ impl From<kapi_registry::Error> for ApiError {
             },
             E::Timeout(_) => Self::new(504, "Timeout", message),
             E::ConversionFailed(_) | E::Unclassified(_) => Self::new(500, "", message),
-            E::Status { code, reason, .. } => Self::new(code, known_reason(&reason), message),
+            E::Status {
+                code,
+                reason,
+                details,
+                ..
+            } => Self {
+                details,
+                ..Self::new(code, known_reason(&reason), message)
+            },
             E::TooManyRequests {
                 retry_after_seconds,
                 causes,

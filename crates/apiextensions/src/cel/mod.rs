@@ -2,8 +2,11 @@
 //! with kube-cel: `self`, `oldSelf` transition rules, `message`, `messageExpression`,
 //! `fieldPath` and `reason`, errors worded as kube-apiserver words them.
 
+mod expression;
 mod fields;
 mod values;
+
+pub use expression::{EvalError, Expression, Variables};
 
 pub use values::{escape_property_name, parse_go_duration};
 
@@ -20,7 +23,7 @@ use values::to_cel_projected;
 
 thread_local! {
     /// One context with every kube-cel function per thread; evaluations use child scopes.
-    static BASE: Context<'static> = Context::default().with_all();
+    pub(crate) static BASE: Context<'static> = Context::default().with_all();
 }
 
 /// A rule compiled once per CRD load.

@@ -22,22 +22,51 @@ struct CallKey {
     succeeded: bool,
 }
 
-#[derive(Debug, Default, Clone)]
-struct Histogram {
-    counts: [u64; BUCKETS.len()],
+/// A Prometheus histogram of seconds over fixed bucket bounds.
+#[derive(Debug, Clone)]
+pub struct Histogram {
+    bounds: &'static [f64],
+    counts: Vec<u64>,
     count: u64,
     sum: f64,
 }
 
+impl Default for Histogram {
+    fn default() -> Self {
+        Self::new(&BUCKETS)
+    }
+}
+
 impl Histogram {
-    fn observe(&mut self, seconds: f64) {
-        for (bucket, bound) in self.counts.iter_mut().zip(BUCKETS) {
-            if seconds <= bound {
+    /// An empty histogram with upper `bounds` (ascending; `+Inf` is implied).
+    pub fn new(bounds: &'static [f64]) -> Self {
+        Self {
+            bounds,
+            counts: vec![0; bounds.len()],
+            count: 0,
+            sum: 0.0,
+        }
+    }
+
+    /// Records one observation.
+    pub fn observe(&mut self, seconds: f64) {
+        for (bucket, bound) in self.counts.iter_mut().zip(self.bounds) {
+            if seconds <= *bound {
                 *bucket += 1;
             }
         }
         self.count += 1;
         self.sum += seconds;
+    }
+
+    /// Appends the `_bucket`, `_sum` and `_count` lines of `name` with `labels` (`a="b",…`).
+    pub fn render(&self, out: &mut String, name: &str, labels: &str) {
+        for (bound, n) in self.bounds.iter().zip(&self.counts) {
+            let _ = writeln!(out, "{name}_bucket{{{labels},le=\"{bound}\"}} {n}");
+        }
+        let _ = writeln!(out, "{name}_bucket{{{labels},le=\"+Inf\"}} {}", self.count);
+        let _ = writeln!(out, "{name}_sum{{{labels}}} {}", self.sum);
+        let _ = writeln!(out, "{name}_count{{{labels}}} {}", self.count);
     }
 }
 
@@ -127,26 +156,10 @@ impl WebhookMetrics {
                 "crd_name=\"{}\",from_version=\"{}\",succeeded=\"{}\",to_version=\"{}\"",
                 k.crd, k.from, k.succeeded, k.to
             );
-            for (bound, n) in BUCKETS.iter().zip(h.counts) {
-                let _ = writeln!(
-                    out,
-                    "apiserver_crd_conversion_webhook_duration_seconds_bucket{{{labels},le=\"{bound}\"}} {n}"
-                );
-            }
-            let _ = writeln!(
-                out,
-                "apiserver_crd_conversion_webhook_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}",
-                h.count
-            );
-            let _ = writeln!(
-                out,
-                "apiserver_crd_conversion_webhook_duration_seconds_sum{{{labels}}} {}",
-                h.sum
-            );
-            let _ = writeln!(
-                out,
-                "apiserver_crd_conversion_webhook_duration_seconds_count{{{labels}}} {}",
-                h.count
+            h.render(
+                &mut out,
+                "apiserver_crd_conversion_webhook_duration_seconds",
+                &labels,
             );
         }
         out.push_str("# HELP apiserver_conversion_webhook_request_total Counter for conversion webhook requests with success/failure and failure error type\n");

@@ -8,7 +8,7 @@ pub mod metrics;
 pub mod resolver;
 
 pub use error::{FailureReason, WebhookError};
-pub use metrics::WebhookMetrics;
+pub use metrics::{Histogram, WebhookMetrics};
 pub use resolver::{
     Endpoint, ResolveError, ServiceOverride, ServiceResolver, StaticServiceResolver,
 };

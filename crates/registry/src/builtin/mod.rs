@@ -2,6 +2,7 @@
 //! by default (`resources.rs`, generated from its discovery), with the per-kind strategies
 //! and tables kapi has. Data only; no handler knows them.
 
+pub mod admission_config;
 mod config;
 mod csr;
 mod event;
@@ -268,6 +269,12 @@ fn behaviour(r: &Resource, opts: &BuiltinOptions) -> (Arc<dyn Strategy>, Arc<dyn
     if let Some(workload) = Workload::of(r.group, r.plural) {
         let table = table_of(r.group, r.plural);
         return (Arc::new(WorkloadStrategy { generic, workload }), table);
+    }
+    if r.group == "admissionregistration.k8s.io"
+        && let Some(kind) = admission_config::AdmissionKind::of(r.plural)
+    {
+        let strategy = admission_config::AdmissionConfigStrategy { generic, kind };
+        return (Arc::new(strategy), table_of(r.group, r.plural));
     }
     match (r.group, r.plural) {
         ("", "namespaces") => (Arc::new(NamespaceStrategy), Arc::new(tables::namespaces())),

@@ -164,6 +164,7 @@ pub async fn create(ctx: &Ctx, body: Body) -> Response {
             user: ctx.user.clone(),
             guard: None,
             writer: ctx.writer,
+            warnings: ctx.warnings.clone(),
         };
         let Decoded { obj: binding, .. } =
             decode_body(&as_binding, body, opts.field_validation).await?;

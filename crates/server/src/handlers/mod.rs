@@ -91,6 +91,8 @@ pub struct Ctx {
     pub guard: Option<kapi_registry::rest::WriteGuard>,
     /// Response writer.
     pub writer: Writer,
+    /// What admission warned of while serving the request (sent as `Warning` headers).
+    pub warnings: Arc<crate::admission::Warnings>,
 }
 
 impl Ctx {
@@ -132,10 +134,15 @@ impl Ctx {
         }
     }
 
-    /// The admission chain of this request: the server's webhooks, told its user.
+    /// The admission chain of this request: the server's policies and webhooks, told its
+    /// user; their warnings go to the response.
     pub fn admission(&self) -> kapi_registry::rest::admission::AdmissionChain {
         kapi_registry::rest::admission::AdmissionChain(Arc::new(
-            crate::admission::WebhookAdmission::new(self.state.clone(), self.user.clone()),
+            crate::admission::RequestAdmission::new(
+                self.state.clone(),
+                self.user.clone(),
+                self.warnings.clone(),
+            ),
         ))
     }
 
@@ -171,6 +178,7 @@ impl Ctx {
             user: self.user.clone(),
             guard: self.guard.clone(),
             writer: self.writer,
+            warnings: self.warnings.clone(),
         }
     }
 

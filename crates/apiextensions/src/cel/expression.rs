@@ -1,0 +1,327 @@
+//! Free-standing CEL expressions evaluated over named JSON variables: what admission's
+//! `matchConditions`, ValidatingAdmissionPolicy `validations`, `variables` and
+//! `auditAnnotations`, and MutatingAdmissionPolicy `mutations` evaluate (`object`,
+//! `oldObject`, `request`, `params`, `namespaceObject`, `variables`).
+//!
+//! Struct literals (`Object{spec: Object.spec{replicas: 1}}`, `JSONPatch{op: "add", …}`)
+//! become maps of their fields: the CEL interpreter has no message types, and the JSON
+//! these literals stand for is exactly those maps.
+
+use super::BASE;
+use super::values::to_cel;
+use kube_cel::cel::common::ast::{
+    EntryExpr, Expr, IdedEntryExpr, IdedExpr, LiteralValue, MapEntryExpr, MapExpr,
+};
+use kube_cel::cel::objects::{Key, Map as CelMap};
+use kube_cel::cel::{Program, Value as CelValue};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A CEL expression compiled once.
+#[derive(Debug, Clone)]
+pub struct Expression {
+    source: String,
+    ast: IdedExpr,
+}
+
+/// Why an expression could not give a value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct EvalError(pub String);
+
+impl Expression {
+    /// Parses `source`; the error is worded as upstream's `compilation failed: …`.
+    pub fn compile(source: &str) -> Result<Self, String> {
+        let program = Program::compile(source).map_err(|e| format!("compilation failed: {e}"))?;
+        let mut ast = program.expression().clone();
+        structs_to_maps(&mut ast);
+        Ok(Self {
+            source: source.to_owned(),
+            ast,
+        })
+    }
+
+    /// The source text.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether the expression names the variable `name` anywhere.
+    pub fn references(&self, name: &str) -> bool {
+        super::fields::selected_fields(&self.ast, name).is_none_or(|f| !f.is_empty())
+    }
+
+    /// Evaluates with `vars`, giving the result as JSON.
+    pub fn evaluate(&self, vars: &Variables) -> Result<Value, EvalError> {
+        to_json(&self.evaluate_cel(vars)?)
+    }
+
+    /// Evaluates to a bool; another type is an error, worded as upstream's.
+    pub fn evaluate_bool(&self, vars: &Variables) -> Result<bool, EvalError> {
+        match self.evaluate_cel(vars)? {
+            CelValue::Bool(b) => Ok(b),
+            other => Err(EvalError(format!(
+                "expression returned {}, not a bool",
+                type_name(&other)
+            ))),
+        }
+    }
+
+    /// Evaluates to a string; another type is an error.
+    pub fn evaluate_string(&self, vars: &Variables) -> Result<String, EvalError> {
+        match self.evaluate_cel(vars)? {
+            CelValue::String(s) => Ok(s.to_string()),
+            other => Err(EvalError(format!(
+                "expression returned {}, not a string",
+                type_name(&other)
+            ))),
+        }
+    }
+
+    fn evaluate_cel(&self, vars: &Variables) -> Result<CelValue, EvalError> {
+        BASE.with(|base| {
+            let mut ctx = base.new_inner_scope();
+            for (name, value) in &vars.values {
+                ctx.add_variable_from_value(name.clone(), value.clone());
+            }
+            if !vars.named.is_empty() {
+                let map: HashMap<Key, CelValue> = vars
+                    .named
+                    .iter()
+                    .map(|(k, v)| (Key::String(Arc::new(k.clone())), v.clone()))
+                    .collect();
+                ctx.add_variable_from_value("variables", CelValue::Map(CelMap { map: map.into() }));
+            }
+            CelValue::resolve(&self.ast, &ctx).map_err(|e| EvalError(e.to_string()))
+        })
+    }
+}
+
+/// A CEL value as JSON (timestamps as RFC 3339, durations as seconds, bytes as base64).
+fn to_json(v: &CelValue) -> Result<Value, EvalError> {
+    use base64::Engine;
+    Ok(match v {
+        CelValue::List(items) => Value::Array(items.iter().map(to_json).collect::<Result<_, _>>()?),
+        CelValue::Map(m) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in m.map.iter() {
+                let key = match k {
+                    Key::String(s) => s.to_string(),
+                    Key::Int(i) => i.to_string(),
+                    Key::Uint(u) => u.to_string(),
+                    Key::Bool(b) => b.to_string(),
+                };
+                out.insert(key, to_json(v)?);
+            }
+            Value::Object(out)
+        }
+        CelValue::Int(i) => Value::from(*i),
+        CelValue::UInt(u) => Value::from(*u),
+        CelValue::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+        CelValue::String(s) => Value::String(s.to_string()),
+        CelValue::Bytes(b) => {
+            Value::String(base64::engine::general_purpose::STANDARD.encode(b.as_slice()))
+        }
+        CelValue::Bool(b) => Value::Bool(*b),
+        CelValue::Timestamp(t) => Value::String(t.to_rfc3339()),
+        CelValue::Duration(d) => {
+            Value::String(format!("{}s", d.num_milliseconds() as f64 / 1000.0))
+        }
+        CelValue::Null => Value::Null,
+        other => {
+            return Err(EvalError(format!(
+                "the result ({}) cannot be represented in JSON",
+                type_name(other)
+            )));
+        }
+    })
+}
+
+fn type_name(v: &CelValue) -> &'static str {
+    match v {
+        CelValue::List(_) => "list",
+        CelValue::Map(_) => "map",
+        CelValue::Int(_) => "int",
+        CelValue::UInt(_) => "uint",
+        CelValue::Float(_) => "double",
+        CelValue::String(_) => "string",
+        CelValue::Bytes(_) => "bytes",
+        CelValue::Bool(_) => "bool",
+        CelValue::Duration(_) => "duration",
+        CelValue::Timestamp(_) => "timestamp",
+        CelValue::Null => "null",
+        _ => "a value of another type",
+    }
+}
+
+/// The variables of one evaluation: plain ones (`object`, `request`…) and the named
+/// results under `variables`.
+#[derive(Debug, Clone, Default)]
+pub struct Variables {
+    values: Vec<(String, CelValue)>,
+    named: Vec<(String, CelValue)>,
+}
+
+impl Variables {
+    /// No variables.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Binds `name` to a JSON value (JSON null stays null).
+    pub fn set(&mut self, name: &str, value: &Value) {
+        let v = to_cel(value, None, false);
+        self.values.retain(|(n, _)| n != name);
+        self.values.push((name.to_owned(), v));
+    }
+
+    /// Evaluates `expr` and binds its result as `variables.<name>`; an error leaves the
+    /// name unbound (expressions using it then fail) and is returned.
+    pub fn define(&mut self, name: &str, expr: &Expression) -> Result<(), EvalError> {
+        let v = expr.evaluate_cel(self)?;
+        self.named.retain(|(n, _)| n != name);
+        self.named.push((name.to_owned(), v));
+        Ok(())
+    }
+}
+
+/// Rewrites every struct literal into a map literal of its fields.
+fn structs_to_maps(e: &mut IdedExpr) {
+    if let Expr::Struct(s) = &mut e.expr {
+        let entries = std::mem::take(&mut s.entries)
+            .into_iter()
+            .map(|en| match en.expr {
+                EntryExpr::StructField(f) => IdedEntryExpr {
+                    id: en.id,
+                    expr: EntryExpr::MapEntry(MapEntryExpr {
+                        key: IdedExpr {
+                            id: en.id,
+                            expr: Expr::Literal(LiteralValue::String(f.field.as_str().into())),
+                        },
+                        value: f.value,
+                        optional: f.optional,
+                    }),
+                },
+                other => IdedEntryExpr {
+                    id: en.id,
+                    expr: other,
+                },
+            })
+            .collect();
+        e.expr = Expr::Map(MapExpr { entries });
+    }
+    match &mut e.expr {
+        Expr::Select(sel) => structs_to_maps(&mut sel.operand),
+        Expr::Call(call) => {
+            if let Some(t) = call.target.as_deref_mut() {
+                structs_to_maps(t);
+            }
+            call.args.iter_mut().for_each(structs_to_maps);
+        }
+        Expr::Comprehension(c) => {
+            for x in [
+                &mut c.iter_range,
+                &mut c.accu_init,
+                &mut c.loop_cond,
+                &mut c.loop_step,
+                &mut c.result,
+            ] {
+                structs_to_maps(x);
+            }
+        }
+        Expr::List(l) => l.elements.iter_mut().for_each(structs_to_maps),
+        Expr::Map(m) => {
+            for en in &mut m.entries {
+                match &mut en.expr {
+                    EntryExpr::MapEntry(me) => {
+                        structs_to_maps(&mut me.key);
+                        structs_to_maps(&mut me.value);
+                    }
+                    EntryExpr::StructField(sf) => structs_to_maps(&mut sf.value),
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn vars(object: Value) -> Variables {
+        let mut v = Variables::new();
+        v.set("object", &object);
+        v
+    }
+
+    #[test]
+    fn an_expression_reads_the_object() {
+        let e = Expression::compile("object.spec.replicas <= 5").unwrap();
+        assert!(
+            e.evaluate_bool(&vars(json!({"spec": {"replicas": 3}})))
+                .unwrap()
+        );
+        assert!(
+            !e.evaluate_bool(&vars(json!({"spec": {"replicas": 7}})))
+                .unwrap()
+        );
+    }
+
+    #[test]
+    fn a_syntax_error_is_a_compilation_failure() {
+        let err = Expression::compile("object.spec.replicas <=").unwrap_err();
+        assert!(err.starts_with("compilation failed: "), "{err}");
+    }
+
+    #[test]
+    fn a_missing_field_is_an_evaluation_error() {
+        let e = Expression::compile("object.spec.replicas > 1").unwrap();
+        let err = e.evaluate_bool(&vars(json!({"spec": {}}))).unwrap_err();
+        assert!(err.0.contains("replicas"), "{err}");
+    }
+
+    #[test]
+    fn a_non_bool_result_is_an_error_for_a_condition() {
+        let e = Expression::compile("object.spec").unwrap();
+        let err = e.evaluate_bool(&vars(json!({"spec": {}}))).unwrap_err();
+        assert_eq!(err.0, "expression returned map, not a bool");
+    }
+
+    #[test]
+    fn struct_literals_evaluate_to_maps_of_their_fields() {
+        let e = Expression::compile(
+            r#"Object{spec: Object.spec{replicas: object.spec.replicas + 1, paused: false}}"#,
+        )
+        .unwrap();
+        let got = e.evaluate(&vars(json!({"spec": {"replicas": 2}}))).unwrap();
+        assert_eq!(got, json!({"spec": {"replicas": 3, "paused": false}}));
+        let patch = Expression::compile(r#"[JSONPatch{op: "add", path: "/a", value: 1}]"#).unwrap();
+        assert_eq!(
+            patch.evaluate(&Variables::new()).unwrap(),
+            json!([{"op": "add", "path": "/a", "value": 1}])
+        );
+    }
+
+    #[test]
+    fn named_variables_are_read_under_variables() {
+        let mut v = vars(json!({"metadata": {"name": "web"}}));
+        v.define(
+            "name",
+            &Expression::compile("object.metadata.name").unwrap(),
+        )
+        .unwrap();
+        let e = Expression::compile("variables.name == 'web'").unwrap();
+        assert!(e.evaluate_bool(&v).unwrap());
+    }
+
+    #[test]
+    fn references_tell_which_variables_an_expression_reads() {
+        let e = Expression::compile("params.max > object.spec.replicas").unwrap();
+        assert!(e.references("params"));
+        assert!(e.references("object"));
+        assert!(!e.references("oldObject"));
+    }
+}
