@@ -6,7 +6,8 @@
 //! and `kube-root-ca.crt` ConfigMap of every namespace ([`namespace_objects`]), and the end
 //! of Pods' grace periods, where a kubelet would delete them ([`pod_termination`]), and the
 //! rules of aggregated ClusterRoles ([`clusterrole_aggregation`]), and the legacy tokens of
-//! ServiceAccount token Secrets ([`service_account_tokens`]). Every
+//! ServiceAccount token Secrets ([`service_account_tokens`]), and the type check of
+//! ValidatingAdmissionPolicies in their status ([`admission_policy_status`]). Every
 //! controller follows its resources through the watch caches, writes through the REST
 //! store (`kapi_registry::rest`, so strategies, validation and resourceVersions apply),
 //! reconciles everything when it starts, and stops on shutdown. With several kapi processes on one etcd, the namespace,
@@ -14,6 +15,7 @@
 //! through a Lease ([`leader`]); the CRD controller runs in every process, since each serves
 //! the CRDs itself (as every kube-apiserver runs its apiextensions controllers).
 
+pub mod admission_policy_status;
 pub mod clusterrole_aggregation;
 pub mod context;
 pub mod crd;
@@ -23,6 +25,7 @@ pub mod migration;
 pub mod namespace;
 pub mod namespace_objects;
 pub mod pod_termination;
+pub mod policy_type_check;
 pub mod runtime;
 pub mod service_account_tokens;
 
@@ -53,7 +56,7 @@ impl Default for ControllerOptions {
 
 /// The controllers `--controllers` can turn off, kube-controller-manager's names first and
 /// their older aliases after. The CRD controller is the API server's own and always runs.
-pub const OPTIONAL: [(&str, &[&str]); 8] = [
+pub const OPTIONAL: [(&str, &[&str]); 9] = [
     (namespace::NAME, &["namespace"]),
     (gc::NAME, &["garbagecollector", "garbage-collector"]),
     (migration::NAME, &["storage-version-migrator"]),
@@ -65,6 +68,10 @@ pub const OPTIONAL: [(&str, &[&str]); 8] = [
     (pod_termination::NAME, &["pod-termination"]),
     (clusterrole_aggregation::NAME, &["clusterrole-aggregation"]),
     (service_account_tokens::NAME, &["serviceaccount-token"]),
+    (
+        admission_policy_status::NAME,
+        &["validatingadmissionpolicy-status"],
+    ),
 ];
 
 /// A `--controllers` list as kube-controller-manager reads it: `*` turns on every
@@ -147,7 +154,7 @@ const CRD_FIRST_PASS: Duration = Duration::from_secs(10);
 
 /// The post-start hooks the controllers mark; [`start`] registers those of the controllers
 /// it runs.
-pub const HOOKS: [&str; 9] = [
+pub const HOOKS: [&str; 10] = [
     crd::HOOK,
     namespace::HOOK,
     gc::HOOK,
@@ -157,6 +164,7 @@ pub const HOOKS: [&str; 9] = [
     pod_termination::HOOK,
     clusterrole_aggregation::HOOK,
     service_account_tokens::HOOK,
+    admission_policy_status::HOOK,
 ];
 
 /// Starts every controller. Returns once the CRD controller has reconciled the stored
@@ -175,6 +183,7 @@ pub async fn start(
         Arc::new(namespace_objects::NamespaceObjectController::service_accounts()),
         Arc::new(pod_termination::PodTermination),
         Arc::new(clusterrole_aggregation::ClusterRoleAggregation),
+        Arc::new(admission_policy_status::PolicyStatusController),
     ];
     // Like kube-controller-manager's, the publisher runs only when there is a CA to publish.
     if let Some(ca) = &ctx.root_ca {

@@ -61,7 +61,8 @@ impl KindFields {
         }
     }
 
-    fn node(&self) -> Node<'_> {
+    /// The root of the kind's schema.
+    pub fn node(&self) -> Node<'_> {
         match (&self.builtin, &self.custom) {
             (Some(n), _) => *n,
             (None, Some(schema)) => Node::custom(schema),

@@ -52,6 +52,14 @@ impl Expression {
         super::fields::selected_fields(&self.ast, name).is_none_or(|f| !f.is_empty())
     }
 
+    /// The field chains the expression selects from the variable `var`, each as long as
+    /// it goes (`object.spec.replicas > 1` gives `["spec", "replicas"]` for `object`).
+    pub fn selections(&self, var: &str) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        collect_selections(&self.ast, var, false, &mut out);
+        out
+    }
+
     /// Evaluates with `vars`, giving the result as JSON.
     pub fn evaluate(&self, vars: &Variables) -> Result<Value, EvalError> {
         to_json(&self.evaluate_cel(vars)?)
@@ -186,6 +194,54 @@ impl Variables {
     }
 }
 
+/// The chain of fields of a select expression rooted at the identifier `var`.
+fn chain_of(e: &IdedExpr, var: &str) -> Option<Vec<String>> {
+    match &e.expr {
+        Expr::Ident(name) if name == var => Some(Vec::new()),
+        Expr::Select(sel) => {
+            let mut chain = chain_of(&sel.operand, var)?;
+            chain.push(sel.field.clone());
+            Some(chain)
+        }
+        _ => None,
+    }
+}
+
+fn collect_selections(e: &IdedExpr, var: &str, in_select: bool, out: &mut Vec<Vec<String>>) {
+    let children: Vec<&IdedExpr> = match &e.expr {
+        Expr::Select(sel) => {
+            if !in_select
+                && let Some(chain) = chain_of(e, var)
+            {
+                out.push(chain);
+            }
+            vec![&sel.operand]
+        }
+        Expr::Call(call) => call.target.as_deref().into_iter().chain(call.args.iter()).collect(),
+        Expr::Comprehension(c) => vec![
+            &c.iter_range,
+            &c.accu_init,
+            &c.loop_cond,
+            &c.loop_step,
+            &c.result,
+        ],
+        Expr::List(l) => l.elements.iter().collect(),
+        Expr::Map(m) => m
+            .entries
+            .iter()
+            .flat_map(|en| match &en.expr {
+                EntryExpr::MapEntry(me) => vec![&me.key, &me.value],
+                EntryExpr::StructField(sf) => vec![&sf.value],
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let is_select = matches!(e.expr, Expr::Select(_));
+    for c in children {
+        collect_selections(c, var, is_select, out);
+    }
+}
+
 /// Rewrites every struct literal into a map literal of its fields.
 fn structs_to_maps(e: &mut IdedExpr) {
     if let Expr::Struct(s) = &mut e.expr {
@@ -315,6 +371,22 @@ mod tests {
         .unwrap();
         let e = Expression::compile("variables.name == 'web'").unwrap();
         assert!(e.evaluate_bool(&v).unwrap());
+    }
+
+    #[test]
+    fn selections_are_the_longest_field_chains_of_a_variable() {
+        let e = Expression::compile(
+            "object.spec.replicas > 1 && has(object.metadata.labels) && oldObject.spec.x == 1 && object.spec.containers.all(c, c.image != '')",
+        )
+        .unwrap();
+        assert_eq!(
+            e.selections("object"),
+            vec![
+                vec!["spec".to_owned(), "replicas".to_owned()],
+                vec!["metadata".to_owned(), "labels".to_owned()],
+                vec!["spec".to_owned(), "containers".to_owned()],
+            ]
+        );
     }
 
     #[test]
