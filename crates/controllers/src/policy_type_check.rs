@@ -135,7 +135,12 @@ pub fn type_checking(policy: &Value, table: &RegistryTable) -> Value {
     let spec = &policy["spec"];
     let kinds = matched_kinds(spec, table);
     let mut warnings = Vec::new();
-    for (i, v) in spec["validations"].as_array().into_iter().flatten().enumerate() {
+    for (i, v) in spec["validations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         for field in ["expression", "messageExpression"] {
             let Some(source) = v[field].as_str().filter(|s| !s.is_empty()) else {
                 continue;

@@ -210,14 +210,17 @@ fn chain_of(e: &IdedExpr, var: &str) -> Option<Vec<String>> {
 fn collect_selections(e: &IdedExpr, var: &str, in_select: bool, out: &mut Vec<Vec<String>>) {
     let children: Vec<&IdedExpr> = match &e.expr {
         Expr::Select(sel) => {
-            if !in_select
-                && let Some(chain) = chain_of(e, var)
-            {
+            if !in_select && let Some(chain) = chain_of(e, var) {
                 out.push(chain);
             }
             vec![&sel.operand]
         }
-        Expr::Call(call) => call.target.as_deref().into_iter().chain(call.args.iter()).collect(),
+        Expr::Call(call) => call
+            .target
+            .as_deref()
+            .into_iter()
+            .chain(call.args.iter())
+            .collect(),
         Expr::Comprehension(c) => vec![
             &c.iter_range,
             &c.accu_init,
