@@ -140,32 +140,6 @@ impl MutationPass {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn warnings_are_kept_once_and_control_characters_drop_them() {
-        let w = Warnings::new();
-        w.add("replicas above 5");
-        w.add("replicas above 5");
-        w.add("two\nlines");
-        w.add("");
-        assert_eq!(w.list(), vec!["replicas above 5".to_owned()]);
-    }
-
-    #[test]
-    fn warnings_past_the_total_are_cut_and_dropped() {
-        let w = Warnings::new();
-        for i in 0..40 {
-            w.add(&format!("{i:03}{}", "x".repeat(497)));
-        }
-        let sent = w.list();
-        assert!(sent.iter().all(|s| s.chars().count() == 256));
-        assert_eq!(sent.len(), 16);
-    }
-}
-
 /// A refusal as upstream's admission plugins word it (`admission.NewForbidden`,
 /// `ToStatusErr`): `<resource> "<name>" is forbidden: <why>` (for a 500, `Internal error
 /// occurred: <why>`), with `code` and `reason` (Forbidden, or InternalError for a 500, when
@@ -226,5 +200,31 @@ pub fn refusal(
         reason,
         message,
         details: Some(Box::new(details)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_are_kept_once_and_control_characters_drop_them() {
+        let w = Warnings::new();
+        w.add("replicas above 5");
+        w.add("replicas above 5");
+        w.add("two\nlines");
+        w.add("");
+        assert_eq!(w.list(), vec!["replicas above 5".to_owned()]);
+    }
+
+    #[test]
+    fn warnings_past_the_total_are_cut_and_dropped() {
+        let w = Warnings::new();
+        for i in 0..40 {
+            w.add(&format!("{i:03}{}", "x".repeat(497)));
+        }
+        let sent = w.list();
+        assert!(sent.iter().all(|s| s.chars().count() == 256));
+        assert_eq!(sent.len(), 16);
     }
 }
