@@ -3,18 +3,20 @@
 //! version of a CRD receives that version (matchPolicy Equivalent), every broken answer —
 //! wrong uid, wrong apiVersion, a 10 MB body, garbage, a patch from a validating webhook, a
 //! patch that breaks the schema — refuses the write with upstream's error and stores
-//! nothing, and the calls show in `/metrics`.
+//! nothing, and the calls show in `/metrics`. kapi-webhook's example (`widget-webhook`)
+//! defaults and validates Widgets written in either version.
 
 mod e2e_admission_support;
 
 use e2e_admission_support::{Webhooks, api_error, configmap, kubectl, register, register_all};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kapi_test::TestServer;
+use kapi_testsupport::widget_webhook::{WidgetWebhook, webhook_url_conversion, widget_crd};
 use kube::api::{Api, PostParams};
 use serde_json::{Value, json};
 
 /// A CRD with v1 (stored) and v1beta1, both with `spec.replicas: integer`.
-fn widget_crd() -> Value {
+fn two_version_crd() -> Value {
     let schema = json!({"openAPIV3Schema": {"type": "object", "properties": {
         "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}}});
     json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -29,7 +31,7 @@ fn widget_crd() -> Value {
 async fn with_widgets(server: &TestServer) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("crd.yaml");
-    std::fs::write(&path, widget_crd().to_string()).unwrap();
+    std::fs::write(&path, two_version_crd().to_string()).unwrap();
     server.install_crds(&path).await.unwrap();
 }
 
@@ -399,4 +401,102 @@ async fn webhook_calls_and_rejections_are_in_the_metrics() {
     ] {
         assert!(metrics.contains(line), "{line} not in\n{metrics}");
     }
+}
+
+/// The example webhooks of kapi-webhook (`widget-webhook`: conversion, `/mutate`,
+/// `/validate` from one HTTPS server) on the golden Widget CRD, admission registered for
+/// v1beta1 only.
+async fn with_example_webhooks(server: &TestServer, webhook: &WidgetWebhook) {
+    let conversion = webhook_url_conversion(&webhook.url, &webhook.ca_bundle());
+    let mut crd = widget_crd(conversion);
+    crd["metadata"] = json!({"name": crd["metadata"]["name"].clone()});
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crd.yaml");
+    std::fs::write(&path, crd.to_string()).unwrap();
+    server.install_crds(&path).await.unwrap();
+    let base = format!("https://localhost:{}", webhook.port);
+    let hook = |name: &str, path: &str| {
+        json!({"name": name, "admissionReviewVersions": ["v1"], "sideEffects": "None",
+            "clientConfig": {"url": format!("{base}{path}"), "caBundle": webhook.ca_bundle()},
+            "rules": [{"operations": ["CREATE", "UPDATE"], "apiGroups": ["golden.example.com"],
+                "apiVersions": ["v1beta1"], "resources": ["widgets"]}]})
+    };
+    register(
+        &server,
+        "MutatingWebhookConfiguration",
+        hook("default.widgets.golden.example.com", "/mutate"),
+    )
+    .await;
+    register(
+        &server,
+        "ValidatingWebhookConfiguration",
+        hook("limit.widgets.golden.example.com", "/validate"),
+    )
+    .await;
+}
+
+fn alpha_widget(name: &str, spec: Value) -> String {
+    json!({"apiVersion": "golden.example.com/v1alpha1", "kind": "Widget",
+        "metadata": {"name": name, "namespace": "default"}, "spec": spec})
+    .to_string()
+}
+
+#[tokio::test]
+async fn the_example_mutating_webhook_defaults_a_widget_written_in_another_version() {
+    let webhook = WidgetWebhook::start();
+    let server = TestServer::start().await.unwrap();
+    with_example_webhooks(&server, &webhook).await;
+    let (ok, _, stderr) = kubectl(
+        &server,
+        &["create", "-f", "-"],
+        Some(&alpha_widget("a", json!({"label": "shown"}))),
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    // The validating webhook saw v1beta1 (label converted to displayName): no warning.
+    assert!(!stderr.contains("Warning"), "{stderr}");
+    let (ok, stdout, stderr) = kubectl(
+        &server,
+        &[
+            "get",
+            "widgets.v1alpha1.golden.example.com",
+            "a",
+            "-o",
+            "json",
+        ],
+        None,
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    let stored: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(stored["spec"], json!({"label": "shown", "replicas": 1}));
+}
+
+#[tokio::test]
+async fn the_example_validating_webhook_refuses_and_warns() {
+    let webhook = WidgetWebhook::start();
+    let server = TestServer::start().await.unwrap();
+    with_example_webhooks(&server, &webhook).await;
+    let (ok, _, stderr) = kubectl(
+        &server,
+        &["create", "-f", "-"],
+        Some(&alpha_widget("big", json!({"label": "x", "replicas": 8}))),
+    )
+    .await;
+    assert!(!ok);
+    assert!(
+        stderr.contains("admission webhook \"limit.widgets.golden.example.com\" denied the request: spec.replicas: must be at most 5, got 8"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = kubectl(
+        &server,
+        &["create", "-f", "-"],
+        Some(&alpha_widget("nameless", json!({"replicas": 2}))),
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    assert!(
+        stderr.contains("Warning: Widget \"nameless\" has no display name"),
+        "{stderr}"
+    );
 }

@@ -1,16 +1,19 @@
-//! The example conversion webhook for Widget (`golden.example.com`, v1alpha1 `spec.label` ⇄
-//! v1beta1 `spec.displayName`), served over HTTPS at `/convert`.
+//! The example webhooks for Widget (`golden.example.com`, v1alpha1 `spec.label` ⇄
+//! v1beta1 `spec.displayName`), served over HTTPS by one server: conversion at `/convert`,
+//! admission at `/mutate` (defaults `spec.replicas`) and `/validate` (at most 5 replicas).
 //!
 //! `widget-webhook --cert-file tls.crt --key-file tls.key [--port 8443] [--bind 127.0.0.1]
 //! [--delay-ms N]` prints `listening on ADDR` once it accepts connections (`--port 0` picks a
 //! free port). `--delay-ms` holds every answer back N ms: a slow webhook, to
 //! exercise timeouts and long migrations.
 
+mod admission;
 mod widget;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use kapi_webhook::service::WebhookRouter;
 use kapi_webhook::{Converter, service, tls};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -61,7 +64,11 @@ async fn run(options: Options) -> Result<(), String> {
     let config = tls::load_server_config(&options.cert_file, &options.key_file)
         .map_err(|e| e.to_string())?;
     let scheme = widget::scheme().map_err(|e| e.to_string())?;
-    let mut router = service::router(Converter::new(scheme));
+    let mut router = WebhookRouter::new()
+        .conversion(service::DEFAULT_PATH, Converter::new(scheme))
+        .mutating("/mutate", admission::mutate)
+        .validating("/validate", admission::validate)
+        .build();
     if !options.delay.is_zero() {
         let delay = options.delay;
         router = router.layer(axum::middleware::from_fn(
