@@ -309,6 +309,11 @@ impl Cacher {
         })
     }
 
+    /// The cached object at `key`, if any.
+    pub fn get(&self, key: &str) -> Option<KeyValue> {
+        lock(&self.state).objects.get(key.as_bytes()).cloned()
+    }
+
     /// The cached objects under `prefix` (a sub-prefix of the cache's, e.g. one namespace),
     /// in key order, and the revision they are current at.
     pub fn list(&self, prefix: &str) -> (Vec<KeyValue>, i64) {

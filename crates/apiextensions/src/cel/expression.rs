@@ -16,7 +16,13 @@ use kube_cel::cel::objects::{Key, Map as CelMap};
 use kube_cel::cel::{Program, Value as CelValue};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Compiled expressions by source (admission compiles the same few on every request).
+static COMPILED: OnceLock<Mutex<HashMap<String, Result<Arc<Expression>, String>>>> =
+    OnceLock::new();
+/// The cache is emptied when it grows past this many sources.
+const MAX_CACHED: usize = 4096;
 
 /// A CEL expression compiled once.
 #[derive(Debug, Clone)]
@@ -40,6 +46,24 @@ impl Expression {
             source: source.to_owned(),
             ast,
         })
+    }
+
+    /// Like [`Expression::compile`], from a process-wide cache of compiled sources.
+    pub fn cached(source: &str) -> Result<Arc<Self>, String> {
+        let cache = COMPILED.get_or_init(|| Mutex::new(HashMap::new()));
+        if let Ok(map) = cache.lock()
+            && let Some(hit) = map.get(source)
+        {
+            return hit.clone();
+        }
+        let compiled = Self::compile(source).map(Arc::new);
+        if let Ok(mut map) = cache.lock() {
+            if map.len() >= MAX_CACHED {
+                map.clear();
+            }
+            map.insert(source.to_owned(), compiled.clone());
+        }
+        compiled
     }
 
     /// The source text.

@@ -82,7 +82,7 @@ pub fn object_selected(selector: &Value, r: &AdmissionRequest<'_>, obj: Option<&
 }
 
 /// The Namespace object of the request (a Namespace's own object when it is the one
-/// written), `None` for cluster-scoped objects.
+/// written), `None` for cluster-scoped objects; read from the namespaces' watch cache.
 pub async fn namespace_object(
     state: &ApiState,
     r: &AdmissionRequest<'_>,
@@ -94,11 +94,13 @@ pub async fn namespace_object(
     let ns = r.namespace?;
     let table = state.registry.snapshot();
     let entry = table.get("", "v1", "namespaces")?;
-    let key = entry.key(None, ns);
-    match state.store.get(key.as_bytes(), None).await {
-        Ok(Some(kv)) => serde_json::from_slice(&kv.value).ok(),
-        _ => None,
-    }
+    let cache = state
+        .caches
+        .get(&entry.collection_prefix(None), super::webhook::LOAD)
+        .await
+        .ok()?;
+    let kv = cache.get(&entry.key(None, ns))?;
+    serde_json::from_slice(&kv.value).ok()
 }
 
 /// Whether the `namespaceSelector` selects the request: cluster-scoped objects (other than

@@ -10,7 +10,7 @@
 
 use super::matching;
 use super::policy::{
-    Bound, Params, bound, conditions_hold, exempt, object_name, params, variables,
+    Bound, Params, any_binding, bound, conditions_hold, exempt, object_name, params, variables,
 };
 use super::review::{SeenAs, request_json};
 use super::{MutationPass, refusal};
@@ -45,7 +45,7 @@ impl<'a> MutatingPolicyAdmission<'a> {
         previous: Option<&MutationPass>,
     ) -> kapi_registry::Result<MutationPass> {
         let mut pass = MutationPass::default();
-        if exempt(r) {
+        if exempt(r) || !any_binding(self.state, BINDINGS).await? {
             return Ok(pass);
         }
         let namespace = matching::namespace_object(self.state, r, Some(obj)).await;
@@ -135,7 +135,7 @@ fn mutation(m: &Value, vars: &Variables, obj: &Value) -> Result<Value, String> {
         other => return Err(format!("unsupported patchType {other:?}")),
     };
     let source = m[field]["expression"].as_str().unwrap_or("");
-    let value = Expression::compile(source)
+    let value = Expression::cached(source)
         .and_then(|e| e.evaluate(vars).map_err(|e| e.to_string()))
         .map_err(|e| format!("expression '{source}' resulted in error: {e}"))?;
     let shape_ok = match patch_type {

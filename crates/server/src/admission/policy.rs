@@ -90,6 +90,17 @@ pub fn resources_match(
         && matching::namespace_selected(&m["namespaceSelector"], r, namespace)
 }
 
+/// Whether any binding of `bindings` exists (most writes of most servers have none).
+pub async fn any_binding(state: &ApiState, bindings: &str) -> Result<bool, Error> {
+    let table = state.registry.snapshot();
+    let Some(entry) = table.get(GROUP, "v1", bindings) else {
+        return Ok(false);
+    };
+    let prefix = entry.collection_prefix(None);
+    let cache = state.caches.get(&prefix, super::webhook::LOAD).await?;
+    Ok(!cache.list(&prefix).0.is_empty())
+}
+
 /// The policies of `policies` bound by `bindings` whose constraints select the write, in
 /// binding-name order.
 pub async fn bound(
@@ -251,7 +262,7 @@ pub fn variables(
     vars.set("params", params.unwrap_or(&Value::Null));
     for v in spec["variables"].as_array().into_iter().flatten() {
         let name = v["name"].as_str().unwrap_or("");
-        if let Ok(e) = Expression::compile(v["expression"].as_str().unwrap_or("")) {
+        if let Ok(e) = Expression::cached(v["expression"].as_str().unwrap_or("")) {
             let _ = vars.define(name, &e);
         }
     }
@@ -263,7 +274,7 @@ pub fn conditions_hold(spec: &Value, vars: &Variables) -> Result<bool, String> {
     let mut error = None;
     for c in spec["matchConditions"].as_array().into_iter().flatten() {
         let name = c["name"].as_str().unwrap_or("");
-        let result = Expression::compile(c["expression"].as_str().unwrap_or(""))
+        let result = Expression::cached(c["expression"].as_str().unwrap_or(""))
             .and_then(|e| e.evaluate_bool(vars).map_err(|e| e.to_string()));
         match result {
             Ok(true) => {}
@@ -386,7 +397,7 @@ impl<'a> PolicyAdmission<'a> {
             }
             for v in spec["validations"].as_array().into_iter().flatten() {
                 let source = v["expression"].as_str().unwrap_or("");
-                let result = Expression::compile(source)
+                let result = Expression::cached(source)
                     .and_then(|e| e.evaluate_bool(&vars).map_err(|e| e.to_string()));
                 match result {
                     Ok(true) => {}
@@ -411,7 +422,7 @@ impl<'a> PolicyAdmission<'a> {
     fn audit_annotations(&self, b: &Bound, spec: &Value, vars: &Variables) {
         for a in spec["auditAnnotations"].as_array().into_iter().flatten() {
             let key = a["key"].as_str().unwrap_or("");
-            let value = Expression::compile(a["valueExpression"].as_str().unwrap_or(""))
+            let value = Expression::cached(a["valueExpression"].as_str().unwrap_or(""))
                 .ok()
                 .map(|e| e.evaluate(vars));
             if let Some(Ok(Value::String(v))) = value {
@@ -513,7 +524,7 @@ pub fn object_name(r: &AdmissionRequest<'_>, obj: Option<&Value>) -> String {
 /// single line), else its `message`, else `failed expression: <expression>`.
 fn validation_message(v: &Value, vars: &Variables) -> String {
     if let Some(src) = v["messageExpression"].as_str().filter(|s| !s.is_empty())
-        && let Ok(e) = Expression::compile(src)
+        && let Ok(e) = Expression::cached(src)
         && let Ok(m) = e.evaluate_string(vars)
         && !m.trim().is_empty()
         && !m.contains(['\n', '\r'])

@@ -265,7 +265,7 @@ impl<'a> WebhookAdmission<'a> {
         let mut error = None;
         for c in conditions {
             let name = c["name"].as_str().unwrap_or("");
-            let result = Expression::compile(c["expression"].as_str().unwrap_or(""))
+            let result = Expression::cached(c["expression"].as_str().unwrap_or(""))
                 .map_err(|e| e.to_string())
                 .and_then(|e| e.evaluate_bool(&vars).map_err(|e| e.to_string()));
             match result {
