@@ -500,3 +500,122 @@ async fn the_example_validating_webhook_refuses_and_warns() {
         "{stderr}"
     );
 }
+
+fn deployment(name: &str) -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+}
+
+/// A webhook on UPDATE of deployments' `sub` subresource.
+fn subresource_hook(hooks: &Webhooks, name: &str, path: &str, sub: &str) -> Value {
+    hooks.hook(
+        name,
+        path,
+        json!({"rules": [{"operations": ["UPDATE"], "apiGroups": ["apps"], "apiVersions": ["v1"],
+            "resources": [format!("deployments/{sub}")]}]}),
+    )
+}
+
+#[tokio::test]
+async fn a_scale_webhook_sees_a_scale_and_its_patch_reaches_the_deployment() {
+    let hooks = Webhooks::start().await;
+    let server = TestServer::start().await.unwrap();
+    register(
+        &server,
+        "ValidatingWebhookConfiguration",
+        subresource_hook(&hooks, "seen.example.com", "/record", "scale"),
+    )
+    .await;
+    register(
+        &server,
+        "MutatingWebhookConfiguration",
+        subresource_hook(&hooks, "cap.example.com", "/cap-replicas", "scale"),
+    )
+    .await;
+    let (ok, _, stderr) = kubectl(
+        &server,
+        &["create", "-f", "-"],
+        Some(&deployment("web").to_string()),
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    let (ok, _, stderr) = kubectl(
+        &server,
+        &["scale", "deployment", "web", "--replicas=5"],
+        None,
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    let seen = hooks.received_on("/record");
+    assert_eq!(seen.len(), 1);
+    let request = &seen[0]["request"];
+    assert_eq!(
+        request["kind"],
+        json!({"group": "autoscaling", "version": "v1", "kind": "Scale"})
+    );
+    assert_eq!(
+        request["resource"],
+        json!({"group": "apps", "version": "v1", "resource": "deployments"})
+    );
+    assert_eq!(request["subResource"], "scale");
+    assert_eq!(request["object"]["kind"], "Scale");
+    assert_eq!(request["object"]["spec"]["replicas"], 2);
+    assert_eq!(request["oldObject"]["spec"]["replicas"], 1);
+    let (ok, stdout, stderr) = kubectl(
+        &server,
+        &[
+            "get",
+            "deployment",
+            "web",
+            "-o",
+            "jsonpath={.spec.replicas}",
+        ],
+        None,
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout, "2");
+}
+
+#[tokio::test]
+async fn a_status_webhook_sees_the_whole_object() {
+    let hooks = Webhooks::start().await;
+    let server = TestServer::start().await.unwrap();
+    register(
+        &server,
+        "ValidatingWebhookConfiguration",
+        subresource_hook(&hooks, "status.example.com", "/record", "status"),
+    )
+    .await;
+    let (ok, _, stderr) = kubectl(
+        &server,
+        &["create", "-f", "-"],
+        Some(&deployment("web").to_string()),
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    let patch = r#"{"status":{"observedGeneration":1}}"#;
+    let (ok, _, stderr) = kubectl(
+        &server,
+        &[
+            "patch",
+            "deployment",
+            "web",
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            patch,
+        ],
+        None,
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    let seen = hooks.received_on("/record");
+    assert_eq!(seen.len(), 1);
+    let request = &seen[0]["request"];
+    assert_eq!(request["kind"]["kind"], "Deployment");
+    assert_eq!(request["subResource"], "status");
+    assert_eq!(request["object"]["status"]["observedGeneration"], 1);
+}

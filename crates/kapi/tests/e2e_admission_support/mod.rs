@@ -99,6 +99,12 @@ async fn handle(
         }
         // Adds the label `second: yes`.
         "/second" => patched(&review, add_label(&review, "second", "yes")).into_response(),
+        // Caps `spec.replicas` at 2.
+        "/cap-replicas" => patched(
+            &review,
+            json!([{"op": "replace", "path": "/spec/replicas", "value": 2}]),
+        )
+        .into_response(),
         // Answers with another uid.
         "/wrong-uid" => Json(json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
             "response": {"uid": "not-the-uid", "allowed": true}}))

@@ -14,6 +14,7 @@ pub mod webhook;
 use crate::authn::User;
 use crate::state::ApiState;
 use async_trait::async_trait;
+use kapi_registry::entry::ResourceEntry;
 use kapi_registry::rest::admission::{Admission, AdmissionRequest};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -92,11 +93,25 @@ impl RequestAdmission {
     fn mutating_policies(&self) -> mutating_policy::MutatingPolicyAdmission<'_> {
         mutating_policy::MutatingPolicyAdmission::new(&self.state, self.user.as_ref())
     }
-}
 
-#[async_trait]
-impl Admission for RequestAdmission {
-    async fn mutate(&self, r: &AdmissionRequest<'_>, obj: &mut Value) -> kapi_registry::Result<()> {
+    /// The entry of a write through a view subresource (`scale`), whose admission sees the
+    /// view's kind (an autoscaling/v1 Scale) as upstream's does.
+    fn view_entry(&self, r: &AdmissionRequest<'_>) -> Option<Arc<ResourceEntry>> {
+        let sub = r.subresource?;
+        let entry = self
+            .state
+            .registry
+            .snapshot()
+            .get(r.group, r.version, r.resource)
+            .cloned()?;
+        entry.strategy.has_view(sub).then_some(entry)
+    }
+
+    async fn mutate_object(
+        &self,
+        r: &AdmissionRequest<'_>,
+        obj: &mut Value,
+    ) -> kapi_registry::Result<()> {
         let policies = self.mutating_policies();
         let webhooks = self.webhooks();
         let policy_pass = policies.mutate(r, obj, None).await?;
@@ -112,9 +127,58 @@ impl Admission for RequestAdmission {
         Ok(())
     }
 
-    async fn validate(&self, r: &AdmissionRequest<'_>, obj: &Value) -> kapi_registry::Result<()> {
+    async fn validate_object(
+        &self,
+        r: &AdmissionRequest<'_>,
+        obj: &Value,
+    ) -> kapi_registry::Result<()> {
         self.policies().validate(r, obj).await?;
         self.webhooks().validate(r, obj).await
+    }
+}
+
+/// The view of `obj` through `sub`, as an error when the kind has none for it.
+fn view_of(entry: &ResourceEntry, sub: &str, obj: &Value) -> kapi_registry::Result<Value> {
+    entry
+        .strategy
+        .view(sub, obj)
+        .ok_or_else(|| kapi_registry::Error::Internal(format!("no {sub} view of the object")))
+}
+
+#[async_trait]
+impl Admission for RequestAdmission {
+    async fn mutate(&self, r: &AdmissionRequest<'_>, obj: &mut Value) -> kapi_registry::Result<()> {
+        let (Some(entry), Some(sub)) = (self.view_entry(r), r.subresource) else {
+            return self.mutate_object(r, obj).await;
+        };
+        let mut view = view_of(&entry, sub, obj)?;
+        let old = r.old.and_then(|o| entry.strategy.view(sub, o));
+        let kind = view["kind"].as_str().unwrap_or("").to_owned();
+        let as_view = AdmissionRequest {
+            kind: &kind,
+            old: old.as_ref(),
+            ..*r
+        };
+        self.mutate_object(&as_view, &mut view).await?;
+        entry
+            .strategy
+            .apply_view(sub, obj, &view)
+            .map_err(|causes| kapi_registry::Error::invalid("autoscaling", &kind, r.name, causes))
+    }
+
+    async fn validate(&self, r: &AdmissionRequest<'_>, obj: &Value) -> kapi_registry::Result<()> {
+        let (Some(entry), Some(sub)) = (self.view_entry(r), r.subresource) else {
+            return self.validate_object(r, obj).await;
+        };
+        let view = view_of(&entry, sub, obj)?;
+        let old = r.old.and_then(|o| entry.strategy.view(sub, o));
+        let kind = view["kind"].as_str().unwrap_or("").to_owned();
+        let as_view = AdmissionRequest {
+            kind: &kind,
+            old: old.as_ref(),
+            ..*r
+        };
+        self.validate_object(&as_view, &view).await
     }
 }
 

@@ -19,6 +19,21 @@ pub struct SeenAs {
     pub kind: String,
 }
 
+/// The group and version of the request's kind: a view subresource's own (a `scale`
+/// write's kind is autoscaling/v1 Scale, whatever the resource's group), else the
+/// resource's.
+pub fn kind_group_version<'a>(
+    r: &AdmissionRequest<'a>,
+    group: &'a str,
+    version: &'a str,
+) -> (&'a str, &'a str) {
+    if r.subresource == Some("scale") && r.kind == "Scale" {
+        ("autoscaling", "v1")
+    } else {
+        (group, version)
+    }
+}
+
 impl SeenAs {
     /// The write as the request made it.
     pub fn requested(r: &AdmissionRequest<'_>) -> Self {
@@ -40,9 +55,11 @@ pub fn request_json(
     obj: Option<&Value>,
     old: Option<&Value>,
 ) -> Value {
-    let kind = json!({"group": seen.group, "version": seen.version, "kind": seen.kind});
+    let (kg, kv) = kind_group_version(r, &seen.group, &seen.version);
+    let kind = json!({"group": kg, "version": kv, "kind": seen.kind});
     let resource = json!({"group": seen.group, "version": seen.version, "resource": seen.resource});
-    let request_kind = json!({"group": r.group, "version": r.version, "kind": r.kind});
+    let (rkg, rkv) = kind_group_version(r, r.group, r.version);
+    let request_kind = json!({"group": rkg, "version": rkv, "kind": r.kind});
     let request_resource = json!({"group": r.group, "version": r.version, "resource": r.resource});
     let options_kind = match r.operation {
         Operation::Create => "CreateOptions",
