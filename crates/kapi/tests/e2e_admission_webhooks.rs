@@ -422,13 +422,13 @@ async fn with_example_webhooks(server: &TestServer, webhook: &WidgetWebhook) {
                 "apiVersions": ["v1beta1"], "resources": ["widgets"]}]})
     };
     register(
-        &server,
+        server,
         "MutatingWebhookConfiguration",
         hook("default.widgets.golden.example.com", "/mutate"),
     )
     .await;
     register(
-        &server,
+        server,
         "ValidatingWebhookConfiguration",
         hook("limit.widgets.golden.example.com", "/validate"),
     )

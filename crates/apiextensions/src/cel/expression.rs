@@ -18,9 +18,11 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// A compiled expression, or why its source does not compile.
+type Compiled = Result<Arc<Expression>, String>;
+
 /// Compiled expressions by source (admission compiles the same few on every request).
-static COMPILED: OnceLock<Mutex<HashMap<String, Result<Arc<Expression>, String>>>> =
-    OnceLock::new();
+static COMPILED: OnceLock<Mutex<HashMap<String, Compiled>>> = OnceLock::new();
 /// The cache is emptied when it grows past this many sources.
 const MAX_CACHED: usize = 4096;
 
