@@ -2,11 +2,10 @@
 //! with kube-cel: `self`, `oldSelf` transition rules, `message`, `messageExpression`,
 //! `fieldPath` and `reason`, errors worded as kube-apiserver words them.
 
-mod expression;
 mod fields;
 mod values;
 
-pub use expression::{EvalError, Expression, Variables};
+pub use kapi_cel::{EvalError, Expression, Variables};
 
 pub use values::{escape_property_name, parse_go_duration};
 
@@ -23,7 +22,7 @@ use values::to_cel_projected;
 
 thread_local! {
     /// One context with every kube-cel function per thread; evaluations use child scopes.
-    pub(crate) static BASE: Context<'static> = Context::default().with_all();
+    static BASE: Context<'static> = Context::default().with_all();
 }
 
 /// A rule compiled once per CRD load.

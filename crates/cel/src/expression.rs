@@ -7,16 +7,21 @@
 //! become maps of their fields: the CEL interpreter has no message types, and the JSON
 //! these literals stand for is exactly those maps.
 
-use super::BASE;
-use super::values::to_cel;
+use crate::json::{from_json, to_json, type_name};
+use kube_cel::KubeCelExt;
 use kube_cel::cel::common::ast::{
     EntryExpr, Expr, IdedEntryExpr, IdedExpr, LiteralValue, MapEntryExpr, MapExpr,
 };
 use kube_cel::cel::objects::{Key, Map as CelMap};
-use kube_cel::cel::{Program, Value as CelValue};
+use kube_cel::cel::{Context, Program, Value as CelValue};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+
+thread_local! {
+    /// One context with every kube-cel function per thread; evaluations use child scopes.
+    static BASE: Context<'static> = Context::default().with_all();
+}
 
 /// A compiled expression, or why its source does not compile.
 type Compiled = Result<Arc<Expression>, String>;
@@ -75,7 +80,7 @@ impl Expression {
 
     /// Whether the expression names the variable `name` anywhere.
     pub fn references(&self, name: &str) -> bool {
-        super::fields::selected_fields(&self.ast, name).is_none_or(|f| !f.is_empty())
+        !self.selections(name).is_empty() || mentions(&self.ast, name)
     }
 
     /// The field chains the expression selects from the variable `var`, each as long as
@@ -88,7 +93,7 @@ impl Expression {
 
     /// Evaluates with `vars`, giving the result as JSON.
     pub fn evaluate(&self, vars: &Variables) -> Result<Value, EvalError> {
-        to_json(&self.evaluate_cel(vars)?)
+        to_json(&self.evaluate_cel(vars)?).map_err(EvalError)
     }
 
     /// Evaluates to a bool; another type is an error, worded as upstream's.
@@ -132,63 +137,6 @@ impl Expression {
     }
 }
 
-/// A CEL value as JSON (timestamps as RFC 3339, durations as seconds, bytes as base64).
-fn to_json(v: &CelValue) -> Result<Value, EvalError> {
-    use base64::Engine;
-    Ok(match v {
-        CelValue::List(items) => Value::Array(items.iter().map(to_json).collect::<Result<_, _>>()?),
-        CelValue::Map(m) => {
-            let mut out = serde_json::Map::new();
-            for (k, v) in m.map.iter() {
-                let key = match k {
-                    Key::String(s) => s.to_string(),
-                    Key::Int(i) => i.to_string(),
-                    Key::Uint(u) => u.to_string(),
-                    Key::Bool(b) => b.to_string(),
-                };
-                out.insert(key, to_json(v)?);
-            }
-            Value::Object(out)
-        }
-        CelValue::Int(i) => Value::from(*i),
-        CelValue::UInt(u) => Value::from(*u),
-        CelValue::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
-        CelValue::String(s) => Value::String(s.to_string()),
-        CelValue::Bytes(b) => {
-            Value::String(base64::engine::general_purpose::STANDARD.encode(b.as_slice()))
-        }
-        CelValue::Bool(b) => Value::Bool(*b),
-        CelValue::Timestamp(t) => Value::String(t.to_rfc3339()),
-        CelValue::Duration(d) => {
-            Value::String(format!("{}s", d.num_milliseconds() as f64 / 1000.0))
-        }
-        CelValue::Null => Value::Null,
-        other => {
-            return Err(EvalError(format!(
-                "the result ({}) cannot be represented in JSON",
-                type_name(other)
-            )));
-        }
-    })
-}
-
-fn type_name(v: &CelValue) -> &'static str {
-    match v {
-        CelValue::List(_) => "list",
-        CelValue::Map(_) => "map",
-        CelValue::Int(_) => "int",
-        CelValue::UInt(_) => "uint",
-        CelValue::Float(_) => "double",
-        CelValue::String(_) => "string",
-        CelValue::Bytes(_) => "bytes",
-        CelValue::Bool(_) => "bool",
-        CelValue::Duration(_) => "duration",
-        CelValue::Timestamp(_) => "timestamp",
-        CelValue::Null => "null",
-        _ => "a value of another type",
-    }
-}
-
 /// The variables of one evaluation: plain ones (`object`, `request`…) and the named
 /// results under `variables`.
 #[derive(Debug, Clone, Default)]
@@ -205,7 +153,7 @@ impl Variables {
 
     /// Binds `name` to a JSON value (JSON null stays null).
     pub fn set(&mut self, name: &str, value: &Value) {
-        let v = to_cel(value, None, false);
+        let v = from_json(value);
         self.values.retain(|(n, _)| n != name);
         self.values.push((name.to_owned(), v));
     }
@@ -220,27 +168,10 @@ impl Variables {
     }
 }
 
-/// The chain of fields of a select expression rooted at the identifier `var`.
-fn chain_of(e: &IdedExpr, var: &str) -> Option<Vec<String>> {
+/// The direct sub-expressions of `e`.
+fn children(e: &IdedExpr) -> Vec<&IdedExpr> {
     match &e.expr {
-        Expr::Ident(name) if name == var => Some(Vec::new()),
-        Expr::Select(sel) => {
-            let mut chain = chain_of(&sel.operand, var)?;
-            chain.push(sel.field.clone());
-            Some(chain)
-        }
-        _ => None,
-    }
-}
-
-fn collect_selections(e: &IdedExpr, var: &str, in_select: bool, out: &mut Vec<Vec<String>>) {
-    let children: Vec<&IdedExpr> = match &e.expr {
-        Expr::Select(sel) => {
-            if !in_select && let Some(chain) = chain_of(e, var) {
-                out.push(chain);
-            }
-            vec![&sel.operand]
-        }
+        Expr::Select(sel) => vec![&sel.operand],
         Expr::Call(call) => call
             .target
             .as_deref()
@@ -264,9 +195,36 @@ fn collect_selections(e: &IdedExpr, var: &str, in_select: bool, out: &mut Vec<Ve
             })
             .collect(),
         _ => Vec::new(),
-    };
+    }
+}
+
+/// Whether the identifier `name` appears in `e`.
+fn mentions(e: &IdedExpr, name: &str) -> bool {
+    matches!(&e.expr, Expr::Ident(n) if n == name) || children(e).into_iter().any(|c| mentions(c, name))
+}
+
+/// The chain of fields of a select expression rooted at the identifier `var`.
+fn chain_of(e: &IdedExpr, var: &str) -> Option<Vec<String>> {
+    match &e.expr {
+        Expr::Ident(name) if name == var => Some(Vec::new()),
+        Expr::Select(sel) => {
+            let mut chain = chain_of(&sel.operand, var)?;
+            chain.push(sel.field.clone());
+            Some(chain)
+        }
+        _ => None,
+    }
+}
+
+fn collect_selections(e: &IdedExpr, var: &str, in_select: bool, out: &mut Vec<Vec<String>>) {
     let is_select = matches!(e.expr, Expr::Select(_));
-    for c in children {
+    if is_select
+        && !in_select
+        && let Some(chain) = chain_of(e, var)
+    {
+        out.push(chain);
+    }
+    for c in children(e) {
         collect_selections(c, var, is_select, out);
     }
 }
