@@ -200,7 +200,8 @@ fn children(e: &IdedExpr) -> Vec<&IdedExpr> {
 
 /// Whether the identifier `name` appears in `e`.
 fn mentions(e: &IdedExpr, name: &str) -> bool {
-    matches!(&e.expr, Expr::Ident(n) if n == name) || children(e).into_iter().any(|c| mentions(c, name))
+    matches!(&e.expr, Expr::Ident(n) if n == name)
+        || children(e).into_iter().any(|c| mentions(c, name))
 }
 
 /// The chain of fields of a select expression rooted at the identifier `var`.

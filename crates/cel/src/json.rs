@@ -52,9 +52,7 @@ pub(crate) fn type_name(v: &CelValue) -> &'static str {
 /// A CEL value as JSON; `Err` names a type JSON cannot hold.
 pub fn to_json(v: &CelValue) -> Result<Value, String> {
     Ok(match v {
-        CelValue::List(items) => {
-            Value::Array(items.iter().map(to_json).collect::<Result<_, _>>()?)
-        }
+        CelValue::List(items) => Value::Array(items.iter().map(to_json).collect::<Result<_, _>>()?),
         CelValue::Map(m) => {
             let mut out = serde_json::Map::new();
             for (k, v) in m.map.iter() {
