@@ -167,7 +167,65 @@ pub async fn convert_list(
     Ok(list)
 }
 
+/// Converts with a CRD's declarative rules (kapi-conversion), in-process: the objects keep
+/// their metadata but for annotations (where preserved fields travel), as the webhook
+/// converter's answers must.
+#[derive(Clone, Debug)]
+pub struct RulesConverter {
+    versions: CrdVersions,
+    kind: String,
+    rules: Arc<kapi_conversion::Rules>,
+}
+
+impl RulesConverter {
+    /// A converter of the CRD's versions by `rules`.
+    pub fn new(crd: &CustomResourceDefinition, rules: kapi_conversion::Rules) -> Self {
+        Self {
+            versions: CrdVersions::of(crd),
+            kind: crd.spec.names.kind.clone(),
+            rules: Arc::new(rules),
+        }
+    }
+}
+
+#[async_trait]
+impl CrConverter for RulesConverter {
+    async fn convert(
+        &self,
+        mut objects: Vec<Value>,
+        target: &str,
+    ) -> Result<Vec<Value>, ConversionError> {
+        if !self.versions.accepts(target) {
+            return Err(ConversionError::InvalidTarget(target.to_string()));
+        }
+        let version = target.rsplit_once('/').map_or(target, |(_, v)| v);
+        for (index, obj) in objects.iter_mut().enumerate() {
+            let from = api_version(obj).to_owned();
+            if !self.versions.accepts(&from) {
+                return Err(ConversionError::InvalidListItem {
+                    index,
+                    group_version: from,
+                });
+            }
+            if from == target {
+                continue;
+            }
+            let converted = self.rules.convert(obj, version).map_err(|e| {
+                ConversionError::Failed(format!(
+                    "conversion rules for {from}, Kind={} failed: {e}",
+                    self.kind
+                ))
+            })?;
+            *obj = converted;
+        }
+        Ok(objects)
+    }
+}
+
 /// The converter `spec.conversion.strategy` asks for (R4.16); a missing conversion means `None`.
+/// A CRD with declarative rules (the `conversion.kapi.dev/rules` annotation) converts by
+/// them in-process, whatever its strategy: on a real cluster the same CRD's strategy names
+/// the webhook that serves the rules.
 /// A `Webhook` converter gets an environment of its own (default resolution, its own client
 /// pool and metrics); servers inject theirs with [`converter_for_with`].
 pub fn converter_for(
@@ -181,6 +239,10 @@ pub fn converter_for_with(
     crd: &CustomResourceDefinition,
     env: Arc<crate::webhook::WebhookEnvironment>,
 ) -> Result<Arc<dyn CrConverter>, ConversionError> {
+    if let Some(rules) = crate::crd::conversion_rules::rules_of(crd) {
+        let rules = rules.map_err(ConversionError::Failed)?;
+        return Ok(Arc::new(RulesConverter::new(crd, rules)));
+    }
     let strategy = crd
         .spec
         .conversion

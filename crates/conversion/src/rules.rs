@@ -199,6 +199,23 @@ impl Rules {
         Some(Self::parse(text))
     }
 
+    /// The rules of the CustomResourceDefinition in a manifest (YAML or JSON, the first
+    /// CRD of several documents).
+    pub fn from_crd_manifest(text: &str) -> Result<Self, RulesError> {
+        let docs: Vec<Value> = serde_saphyr::from_multiple(text)
+            .map_err(|e| RulesError(format!("the manifest does not parse: {e}")))?;
+        let crd = docs
+            .iter()
+            .find(|d| d["kind"] == "CustomResourceDefinition")
+            .ok_or_else(|| RulesError("the manifest has no CustomResourceDefinition".into()))?;
+        Self::of_crd(crd).unwrap_or_else(|| {
+            Err(RulesError(format!(
+                "the CustomResourceDefinition has no {} annotation",
+                crate::RULES_ANNOTATION
+            )))
+        })
+    }
+
     /// The hub version.
     pub fn hub(&self) -> &str {
         &self.hub

@@ -222,3 +222,51 @@ fn yaml_output_is_the_default_and_one_document_per_object() {
     );
     assert!(docs[1].contains("name: b"), "{stdout}");
 }
+
+/// The CRD of `examples/declarative-conversion/` (rules in its annotation) as JSON.
+fn rules_crd(rules: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/declarative-conversion/crd.yaml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut crd: Value = kapi_machinery::serializer::yaml::yaml_to_value(text.as_bytes()).unwrap();
+    crd["metadata"]["annotations"]["conversion.kapi.dev/rules"] = json!(rules);
+    crd
+}
+
+const RENAME_RULES: &str = "hub: v1beta1\nversions:\n  v1alpha1:\n    - rename: {from: spec.label, to: spec.displayName}\n";
+
+#[test]
+fn declarative_rules_convert_offline_without_a_webhook() {
+    let objects = widget_v1alpha1("w", "shown");
+    let out = to_v1beta1_json(&rules_crd(RENAME_RULES), &objects, &[]);
+    assert_eq!(out["spec"]["displayName"], "shown");
+    assert!(out["spec"].get("label").is_none());
+}
+
+#[test]
+fn round_trip_names_the_field_rules_without_a_rename_lose() {
+    let rules = "hub: v1beta1\nversions:\n  v1alpha1: []\n";
+    let out = kapi_convert(
+        &rules_crd(rules),
+        &widget_v1alpha1("w", "lost"),
+        &["--round-trip"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("spec.label"), "{report}");
+}
+
+#[test]
+fn round_trip_of_the_example_rules_loses_nothing() {
+    let out = kapi_convert(
+        &rules_crd(RENAME_RULES),
+        &widget_v1alpha1("w", "kept"),
+        &["--round-trip"],
+    );
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

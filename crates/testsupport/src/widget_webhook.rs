@@ -13,17 +13,22 @@ use crate::golden::golden;
 /// `target/<profile>/widget-webhook` for the profile of the running test or bench (found from
 /// its executable in `target/<profile>/deps/`), built with cargo when absent.
 pub fn widget_webhook_binary() -> PathBuf {
+    webhook_binary("widget-webhook")
+}
+
+/// `target/<profile>/NAME` of a kapi-webhook binary, built with cargo when absent.
+pub fn webhook_binary(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
-    let bin = profile_dir.join("widget-webhook");
+    let bin = profile_dir.join(name);
     if !bin.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut args = vec!["build", "-p", "kapi-webhook", "--bin", "widget-webhook"];
+        let mut args = vec!["build", "-p", "kapi-webhook", "--bin", name];
         if profile_dir.ends_with("release") {
             args.push("--release");
         }
         let status = Command::new(cargo).args(&args).status().unwrap();
-        assert!(status.success(), "building widget-webhook failed");
+        assert!(status.success(), "building {name} failed");
     }
     bin
 }
@@ -84,7 +89,13 @@ impl Drop for WidgetWebhook {
 
 /// Spawns `widget-webhook` on `port` (0: a free one); the child and the port it listens on.
 fn spawn(certs: &Certs, port: u16, extra: &[&str]) -> (Child, u16) {
-    let mut child = Command::new(widget_webhook_binary())
+    spawn_webhook(&widget_webhook_binary(), certs, port, extra)
+}
+
+/// Spawns a kapi-webhook binary with its certificate on `port` (0: a free one) and waits for
+/// its `listening on ADDR` line; the child and the port.
+pub fn spawn_webhook(bin: &Path, certs: &Certs, port: u16, extra: &[&str]) -> (Child, u16) {
+    let mut child = Command::new(bin)
         .args(["--port", &port.to_string(), "--cert-file"])
         .arg(&certs.cert_file)
         .arg("--key-file")

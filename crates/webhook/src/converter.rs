@@ -1,4 +1,5 @@
-//! Converts the objects of a ConversionReview through a Scheme of Convertible versions and
+//! Converts the objects of a ConversionReview — through a Scheme of Convertible versions,
+//! or by declarative rules (kapi-conversion, the same rules kapi applies in-process) — and
 //! builds the answer kube-apiserver accepts (R4.25–R4.27). No I/O; the HTTP service wraps it.
 
 use crate::metadata::{MetadataError, restore_metadata};
@@ -23,6 +24,9 @@ pub enum ObjectError {
     /// The conversion set labels or annotations kube-apiserver would refuse.
     #[error("{0}")]
     Metadata(#[from] MetadataError),
+    /// A declarative rule failed on the object.
+    #[error("{0}")]
+    Rules(#[from] kapi_conversion::ConvertError),
 }
 
 /// Why a request body is not a ConversionReview at all (the service answers 400).
@@ -46,10 +50,19 @@ pub enum MalformedReview {
     MissingRequest,
 }
 
-/// Converts objects between the versions registered in a Scheme.
+/// How objects are converted.
+#[derive(Clone)]
+enum Strategy {
+    /// Through the typed versions of a Scheme.
+    Scheme(Arc<Scheme>),
+    /// By declarative rules.
+    Rules(Arc<kapi_conversion::Rules>),
+}
+
+/// Converts objects between the versions registered in a Scheme, or by declarative rules.
 #[derive(Clone)]
 pub struct Converter {
-    scheme: Arc<Scheme>,
+    strategy: Strategy,
 }
 
 impl Converter {
@@ -57,13 +70,52 @@ impl Converter {
     /// [`crate::register_version`]).
     pub fn new(scheme: impl Into<Arc<Scheme>>) -> Self {
         Converter {
-            scheme: scheme.into(),
+            strategy: Strategy::Scheme(scheme.into()),
         }
     }
 
-    /// The Scheme conversions go through.
-    pub fn scheme(&self) -> &Scheme {
-        &self.scheme
+    /// A converter by declarative rules (a CRD's `conversion.kapi.dev/rules`): the webhook
+    /// that does on any cluster what kapi does in-process.
+    pub fn from_rules(rules: kapi_conversion::Rules) -> Self {
+        Converter {
+            strategy: Strategy::Rules(Arc::new(rules)),
+        }
+    }
+
+    /// The Scheme conversions go through (`None` for a rules converter).
+    pub fn scheme(&self) -> Option<&Scheme> {
+        match &self.strategy {
+            Strategy::Scheme(s) => Some(s),
+            Strategy::Rules(_) => None,
+        }
+    }
+
+    /// Converts by the rules, keeping all metadata but labels and annotations (R4.27).
+    fn convert_by_rules(
+        rules: &kapi_conversion::Rules,
+        object: Value,
+        desired: &GroupVersion,
+    ) -> Result<Value, ObjectError> {
+        let kind = match object.get("kind").and_then(Value::as_str) {
+            Some(k) if !k.is_empty() => k.to_owned(),
+            _ => return Err(ObjectError::MissingTypeMeta),
+        };
+        let converted = rules.convert(&object, &desired.version)?;
+        let Value::Object(mut out) = converted else {
+            return Err(ObjectError::NotAnObject);
+        };
+        let original_meta = match object.get("metadata") {
+            Some(Value::Object(m)) => m.clone(),
+            _ => Map::new(),
+        };
+        let metadata = restore_metadata(
+            original_meta,
+            out.get("metadata").and_then(Value::as_object),
+        )?;
+        out.insert("apiVersion".into(), Value::String(desired.api_version()));
+        out.insert("kind".into(), Value::String(kind));
+        out.insert("metadata".into(), Value::Object(metadata));
+        Ok(Value::Object(out))
     }
 
     /// Converts one object to `desired`: typed decode (metadata without `managedFields`), the
@@ -74,6 +126,10 @@ impl Converter {
         object: Value,
         desired: &GroupVersion,
     ) -> Result<Value, ObjectError> {
+        let scheme = match &self.strategy {
+            Strategy::Scheme(s) => s,
+            Strategy::Rules(rules) => return Self::convert_by_rules(rules, object, desired),
+        };
         let Value::Object(mut map) = object else {
             return Err(ObjectError::NotAnObject);
         };
@@ -94,10 +150,10 @@ impl Converter {
         }
         // Unstructured → typed through the Scheme's factory, moving the map in;
         // `Scheme::from_unstructured` would copy the object twice.
-        let mut typed = self.scheme.new_object(&gvk)?;
+        let mut typed = scheme.new_object(&gvk)?;
         typed.decode_json_value(Value::Object(map))?;
         typed.set_group_version_kind(&gvk);
-        let converted = self.scheme.unsafe_convert_to_version(typed, desired)?;
+        let converted = scheme.unsafe_convert_to_version(typed, desired)?;
         let mut out = match converted.to_json_value()? {
             Value::Object(m) => m,
             _ => return Err(ObjectError::NotAnObject),

@@ -2,6 +2,7 @@
 //! kube-apiserver does it (R5.1–R5.19; upstream `pkg/apis/apiextensions/validation`), and the
 //! `status.storedVersions` maintenance of its strategy (R5.10–R5.13).
 
+pub mod conversion_rules;
 pub mod internal;
 mod parts;
 mod schema;
@@ -58,6 +59,7 @@ pub fn validate_crd(crd: &CustomResourceDefinition) -> ErrorList {
     ));
     errs.extend(parts::validate_api_approval(crd, None));
     errs.extend(validate_preserve_unknown_fields(crd, None));
+    errs.extend(conversion_rules::validate_conversion_rules(crd));
     errs
 }
 
@@ -116,6 +118,7 @@ pub fn validate_crd_update(
     ));
     errs.extend(parts::validate_api_approval(crd, Some(old)));
     errs.extend(validate_preserve_unknown_fields(crd, Some(old)));
+    errs.extend(conversion_rules::validate_conversion_rules(crd));
     errs
 }
 

@@ -1,0 +1,274 @@
+//! Declarative conversion end to end (issue 18, first step): the example CRD of
+//! `examples/declarative-conversion/` installed with `kubectl apply -f` as it is; Widgets
+//! written in either version read in the other through the rules (no webhook runs: the
+//! CRD names a service that does not exist); lists convert every item; the storage
+//! version switches; rules that cannot work are refused when the CRD is written.
+
+mod e2e_admission_support;
+
+use e2e_admission_support::kubectl;
+use kapi_test::TestServer;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+fn example_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/declarative-conversion")
+}
+
+async fn with_example(server: &TestServer) {
+    let dir = example_dir();
+    let (ok, _, stderr) = kubectl(server, &["apply", "-f", dir.to_str().unwrap()], None).await;
+    assert!(ok, "{stderr}");
+    let (ok, _, stderr) = kubectl(
+        server,
+        &[
+            "wait",
+            "--for=condition=Established",
+            "crd/widgets.golden.example.com",
+            "--timeout=10s",
+        ],
+        None,
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    let samples = dir.join("samples");
+    for _ in 0..50 {
+        let (ok, _, _) = kubectl(server, &["apply", "-f", samples.to_str().unwrap()], None).await;
+        if ok {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("the sample widgets were not accepted");
+}
+
+async fn get(server: &TestServer, version: &str, name: &str) -> Value {
+    let resource = format!("widgets.{version}.golden.example.com");
+    let (ok, stdout, stderr) = kubectl(server, &["get", &resource, name, "-o", "json"], None).await;
+    assert!(ok, "{stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+#[tokio::test]
+async fn a_widget_written_in_v1alpha1_reads_in_v1beta1_by_the_rules() {
+    let server = TestServer::start().await.unwrap();
+    with_example(&server).await;
+    let w = get(&server, "v1beta1", "old-style").await;
+    assert_eq!(w["apiVersion"], "golden.example.com/v1beta1");
+    assert_eq!(
+        w["spec"],
+        json!({"displayName": "written in v1alpha1", "replicas": 2})
+    );
+}
+
+#[tokio::test]
+async fn a_widget_written_in_v1beta1_reads_in_v1alpha1_by_the_rules() {
+    let server = TestServer::start().await.unwrap();
+    with_example(&server).await;
+    let w = get(&server, "v1alpha1", "new-style").await;
+    assert_eq!(
+        w["spec"],
+        json!({"label": "written in v1beta1", "replicas": 3})
+    );
+    // Stored in v1alpha1, read back in the version it was written in, unchanged.
+    let again = get(&server, "v1beta1", "new-style").await;
+    assert_eq!(
+        again["spec"],
+        json!({"displayName": "written in v1beta1", "replicas": 3})
+    );
+}
+
+#[tokio::test]
+async fn a_list_converts_every_item() {
+    let server = TestServer::start().await.unwrap();
+    with_example(&server).await;
+    let (ok, stdout, stderr) = kubectl(
+        &server,
+        &["get", "widgets.v1beta1.golden.example.com", "-o", "json"],
+        None,
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    let list: Value = serde_json::from_str(&stdout).unwrap();
+    let names: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["spec"]["displayName"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["written in v1beta1", "written in v1alpha1"]);
+}
+
+#[tokio::test]
+async fn the_storage_version_switches_to_v1beta1_and_old_objects_still_read() {
+    let server = TestServer::start().await.unwrap();
+    with_example(&server).await;
+    let patch = r#"[{"op":"replace","path":"/spec/versions/0/storage","value":false},{"op":"replace","path":"/spec/versions/1/storage","value":true}]"#;
+    let (ok, _, stderr) = kubectl(
+        &server,
+        &[
+            "patch",
+            "crd",
+            "widgets.golden.example.com",
+            "--type=json",
+            "-p",
+            patch,
+        ],
+        None,
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    let (ok, _, stderr) = kubectl(
+        &server,
+        &[
+            "patch",
+            "widgets.v1beta1.golden.example.com",
+            "old-style",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"replicas":4}}"#,
+        ],
+        None,
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    let crd = {
+        let (_, stdout, _) = kubectl(
+            &server,
+            &["get", "crd", "widgets.golden.example.com", "-o", "json"],
+            None,
+        )
+        .await;
+        serde_json::from_str::<Value>(&stdout).unwrap()
+    };
+    assert_eq!(
+        crd["status"]["storedVersions"],
+        json!(["v1alpha1", "v1beta1"])
+    );
+    let w = get(&server, "v1alpha1", "old-style").await;
+    assert_eq!(
+        w["spec"],
+        json!({"label": "written in v1alpha1", "replicas": 4})
+    );
+}
+
+#[tokio::test]
+async fn rules_naming_a_field_the_schema_lacks_are_refused_with_the_step() {
+    let server = TestServer::start().await.unwrap();
+    let text = std::fs::read_to_string(example_dir().join("crd.yaml")).unwrap();
+    let bad = text.replace("from: spec.label,", "from: spec.lable,");
+    let (ok, _, stderr) = kubectl(&server, &["apply", "-f", "-"], Some(&bad)).await;
+    assert!(!ok);
+    assert!(
+        stderr.contains("The CustomResourceDefinition \"widgets.golden.example.com\" is invalid: metadata.annotations[conversion.kapi.dev/rules]: Invalid value: versions.v1alpha1[0]: spec.lable is not a field of v1alpha1's schema"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn rules_with_an_expression_that_does_not_compile_are_refused() {
+    let server = TestServer::start().await.unwrap();
+    let text = std::fs::read_to_string(example_dir().join("crd.yaml")).unwrap();
+    let bad = text.replace(
+        "          - rename: {from: spec.label, to: spec.displayName}\n",
+        "          - rename: {from: spec.label, to: spec.displayName}\n          - compute: {toHub: {spec.replicas: 'self.spec.replicas +'}, fromHub: {}}\n",
+    );
+    let (ok, _, stderr) = kubectl(&server, &["apply", "-f", "-"], Some(&bad)).await;
+    assert!(!ok);
+    assert!(
+        stderr.contains("versions.v1alpha1[1]: compute toHub: spec.replicas: compilation failed"),
+        "{stderr}"
+    );
+}
+
+/// An object without what differs between two servers (uid, times, resourceVersion,
+/// managedFields).
+fn comparable(mut v: Value) -> Value {
+    if let Some(m) = v["metadata"].as_object_mut() {
+        for key in [
+            "uid",
+            "creationTimestamp",
+            "resourceVersion",
+            "managedFields",
+        ] {
+            m.remove(key);
+        }
+    }
+    v
+}
+
+/// The raw JSON bytes of a GET, as the server sent them.
+async fn raw(server: &TestServer, version: &str, name: &str) -> Vec<u8> {
+    let req = http::Request::get(format!(
+        "/apis/golden.example.com/{version}/namespaces/default/widgets/{name}"
+    ))
+    .body(Vec::new())
+    .unwrap();
+    server
+        .client()
+        .request_text(req)
+        .await
+        .unwrap()
+        .into_bytes()
+}
+
+#[tokio::test]
+async fn the_generated_webhook_converts_as_the_rules_do_in_process() {
+    use kapi_testsupport::certs::make_certs;
+    use kapi_testsupport::widget_webhook::{spawn_webhook, webhook_binary};
+    let crd_path = example_dir().join("crd.yaml");
+    let certs = make_certs();
+    let (mut child, port) = spawn_webhook(
+        &webhook_binary("rules-webhook"),
+        &certs,
+        0,
+        &["--crd", crd_path.to_str().unwrap()],
+    );
+    // kapi A converts by the rules in-process; kapi B has the same CRD without the rules
+    // annotation, its webhook being the rules served by `rules-webhook`.
+    let in_process = TestServer::start().await.unwrap();
+    with_example(&in_process).await;
+    let through_webhook = TestServer::start().await.unwrap();
+    let text = std::fs::read_to_string(&crd_path).unwrap();
+    let mut crd = kapi_machinery::serializer::yaml::yaml_to_value(text.as_bytes()).unwrap();
+    crd["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("annotations");
+    crd["spec"]["conversion"]["webhook"]["clientConfig"] = json!({
+        "url": format!("https://localhost:{port}/convert"), "caBundle": certs.ca_bundle()});
+    let (ok, _, stderr) = kubectl(
+        &through_webhook,
+        &["apply", "-f", "-"],
+        Some(&crd.to_string()),
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    let samples = example_dir().join("samples");
+    let mut applied = false;
+    for _ in 0..50 {
+        let (ok, _, _) = kubectl(
+            &through_webhook,
+            &["apply", "-f", samples.to_str().unwrap()],
+            None,
+        )
+        .await;
+        if ok {
+            applied = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(applied, "the samples were not accepted through the webhook");
+    for (version, name) in [("v1beta1", "old-style"), ("v1alpha1", "new-style")] {
+        let a: Value = serde_json::from_slice(&raw(&in_process, version, name).await).unwrap();
+        let b: Value = serde_json::from_slice(&raw(&through_webhook, version, name).await).unwrap();
+        assert_eq!(
+            serde_json::to_vec(&comparable(a)).unwrap(),
+            serde_json::to_vec(&comparable(b)).unwrap(),
+            "{version} {name}"
+        );
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
