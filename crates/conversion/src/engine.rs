@@ -144,7 +144,7 @@ impl Rules {
     }
 
     /// `v` (in `version`) to the hub, in place.
-    fn to_hub(&self, v: &mut Value, version: &str) -> Result<(), ConvertError> {
+    fn version_to_hub(&self, v: &mut Value, version: &str) -> Result<(), ConvertError> {
         let steps = self.steps(version);
         for (i, rule) in steps.iter().enumerate() {
             let done = match rule {
@@ -173,7 +173,7 @@ impl Rules {
     }
 
     /// `v` (the hub) to `version`, in place.
-    fn from_hub(&self, v: &mut Value, version: &str) -> Result<(), ConvertError> {
+    fn hub_to_version(&self, v: &mut Value, version: &str) -> Result<(), ConvertError> {
         let steps = self.steps(version);
         // Fields the version has no room for are kept aside first.
         let mut kept = preserved(v);
@@ -209,10 +209,10 @@ impl Rules {
         let mut v = obj.clone();
         if from != version {
             if from != self.hub {
-                self.to_hub(&mut v, from)?;
+                self.version_to_hub(&mut v, from)?;
             }
             if version != self.hub {
-                self.from_hub(&mut v, version)?;
+                self.hub_to_version(&mut v, version)?;
             }
         }
         if let Some(m) = v.as_object_mut() {
