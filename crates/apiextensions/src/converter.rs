@@ -210,7 +210,7 @@ impl CrConverter for RulesConverter {
             if from == target {
                 continue;
             }
-            let converted = self.rules.convert(obj, version).map_err(|e| {
+            let converted = self.rules.convert_owned(obj.take(), version).map_err(|e| {
                 ConversionError::Failed(format!(
                     "conversion rules for {from}, Kind={} failed: {e}",
                     self.kind

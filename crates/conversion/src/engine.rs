@@ -204,9 +204,15 @@ impl Rules {
     /// Converts `obj` (its `apiVersion` says which version it is in) to `version` of the
     /// same group, through the hub.
     pub fn convert(&self, obj: &Value, version: &str) -> Result<Value, ConvertError> {
-        let api_version = obj["apiVersion"].as_str().unwrap_or("");
-        let (group, from) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-        let mut v = obj.clone();
+        self.convert_owned(obj.clone(), version)
+    }
+
+    /// [`Rules::convert`] of an object the caller gives up (no copy is made).
+    pub fn convert_owned(&self, mut v: Value, version: &str) -> Result<Value, ConvertError> {
+        let api_version = v["apiVersion"].as_str().unwrap_or("").to_owned();
+        let (group, from) = api_version
+            .rsplit_once('/')
+            .unwrap_or(("", api_version.as_str()));
         if from != version {
             if from != self.hub {
                 self.version_to_hub(&mut v, from)?;
