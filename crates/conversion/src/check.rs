@@ -173,3 +173,100 @@ mod tests {
         assert!(r.check(&schemas()).is_empty());
     }
 }
+
+/// `spec.ports[0].name` → `spec.ports[].name` (leading dots dropped).
+fn normalize(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut chars = path.trim_start_matches('.').chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '[' {
+            while chars.peek().is_some_and(char::is_ascii_digit) {
+                chars.next();
+            }
+        }
+    }
+    out
+}
+
+/// Whether `field` is `rule_path` or below it.
+fn covers(rule_path: &str, field: &str) -> bool {
+    field == rule_path
+        || field.starts_with(&format!("{rule_path}."))
+        || field.starts_with(&format!("{rule_path}["))
+}
+
+impl Rules {
+    /// The step of `version` that takes `field` on its own side (`to_hub`) or on the hub's.
+    fn step_touching(&self, version: &str, field: &str, hub_side: bool) -> Option<(usize, &Rule)> {
+        self.steps(version).iter().enumerate().find(|(_, rule)| {
+            let paths: Vec<String> = match (rule, hub_side) {
+                (Rule::Rename { from, .. }, false) => vec![from.to_string()],
+                (Rule::Rename { to, .. }, true) => vec![to.to_string()],
+                (Rule::Compute { from_hub, .. }, false) => {
+                    from_hub.iter().map(|(p, _)| p.to_string()).collect()
+                }
+                (Rule::Compute { to_hub, .. }, true) => {
+                    to_hub.iter().map(|(p, _)| p.to_string()).collect()
+                }
+                (Rule::Preserve(p), true) => vec![p.to_string()],
+                (Rule::Default { field, .. }, true) => vec![field.to_string()],
+                _ => Vec::new(),
+            };
+            paths.iter().any(|p| covers(p, field))
+        })
+    }
+
+    /// Which rule is to blame when `field` of version `a` does not survive `a → b → a`.
+    pub fn explain_loss(&self, a: &str, b: &str, field: &str) -> String {
+        let field = normalize(field);
+        let hub = self.hub.as_str();
+        if a != hub {
+            return match self.step_touching(a, &field, false) {
+                None => format!(
+                    "no step of {a} carries {field} to the hub {hub}: add a rename (or a compute) to a field of {hub}"
+                ),
+                Some((i, rule)) => format!(
+                    "versions.{a}[{i}] ({}) takes {field} to the hub; the way back through {b} does not bring it",
+                    rule.describe()
+                ),
+            };
+        }
+        match self.step_touching(b, &field, true) {
+            None => format!(
+                "no step of {b} keeps the hub's {field}: rename it to a field of {b}, or preserve it"
+            ),
+            Some((i, rule)) => format!(
+                "versions.{b}[{i}] ({}) does not bring {field} back",
+                rule.describe()
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod loss_tests {
+    use super::*;
+
+    #[test]
+    fn a_field_no_step_carries_is_blamed_on_the_missing_step() {
+        let r = Rules::parse("hub: v2\nversions:\n  v1: []\n").unwrap();
+        assert_eq!(
+            r.explain_loss("v1", "v2", ".spec.label"),
+            "no step of v1 carries spec.label to the hub v2: add a rename (or a compute) to a field of v2"
+        );
+        assert_eq!(
+            r.explain_loss("v2", "v1", ".spec.ports[3].name"),
+            "no step of v1 keeps the hub's spec.ports[].name: rename it to a field of v1, or preserve it"
+        );
+    }
+
+    #[test]
+    fn a_step_that_takes_a_field_is_named() {
+        let r = Rules::parse("hub: v2\nversions:\n  v1:\n    - compute: {toHub: {spec.b: 'self.spec.a'}, fromHub: {spec.a: \"'x'\"}}\n").unwrap();
+        assert_eq!(
+            r.explain_loss("v1", "v2", ".spec.a"),
+            "versions.v1[0] (compute spec.b) takes spec.a to the hub; the way back through v2 does not bring it"
+        );
+    }
+}

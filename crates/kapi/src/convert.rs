@@ -35,6 +35,9 @@ pub struct ConvertArgs {
     /// that does not survive (exit status 1 if any is lost).
     #[arg(long = "round-trip", requires = "crd")]
     pub(crate) round_trip: bool,
+    /// With --round-trip: also N objects per served version generated from its schema.
+    #[arg(long = "generated", requires = "round_trip", default_value_t = 0)]
+    pub(crate) generated: usize,
 }
 
 /// How the converted objects are printed.

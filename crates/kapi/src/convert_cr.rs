@@ -65,6 +65,39 @@ struct Job {
     schemas: CustomResourceSchemas,
     objects: Vec<Value>,
     list_in: bool,
+    /// The CRD's declarative conversion rules, when it has them (they name what loses a field).
+    rules: Option<kapi_conversion::Rules>,
+}
+
+/// `n` objects of each served version of `crd`, generated from its schema (a fixed seed:
+/// the same objects every run).
+fn generated_objects(crd: &CustomResourceDefinition, n: usize) -> Result<Vec<Value>, String> {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let mut out = Vec::new();
+    for v in crd.spec.versions.iter().filter(|v| v.served) {
+        let schema = v
+            .schema
+            .as_ref()
+            .and_then(|s| s.open_api_v3_schema.as_ref())
+            .and_then(|s| serde_json::to_value(s).ok())
+            .unwrap_or_else(|| json!({"type": "object"}));
+        let gvk = kapi_machinery::schema::GroupVersionKind::new(
+            &crd.spec.group,
+            &v.name,
+            &crd.spec.names.kind,
+        );
+        let namespaced = crd.spec.scope == "Namespaced";
+        let strategy = kapi_webhook::testing::object_strategy(&gvk, namespaced, &schema);
+        for _ in 0..n {
+            let tree = strategy
+                .new_tree(&mut runner)
+                .map_err(|e| format!("generating {}: {e}", v.name))?;
+            out.push(tree.current());
+        }
+    }
+    Ok(out)
 }
 
 fn load_crd(path: &str) -> Result<CustomResourceDefinition, String> {
@@ -101,11 +134,16 @@ impl Job {
         for (i, obj) in objects.iter().enumerate() {
             check_object(&crd, obj).map_err(|e| format!("object {}: {e}", i + 1))?;
         }
+        objects.extend(generated_objects(&crd, args.generated)?);
+        let rules = kapi_apiextensions::crd::conversion_rules::rules_of(&crd)
+            .transpose()
+            .map_err(|e| format!("{crd_path}: {e}"))?;
         Ok(Job {
             crd,
             schemas,
             objects,
             list_in,
+            rules,
         })
     }
 
@@ -153,6 +191,10 @@ impl Job {
                             "{} {a} -> {b} -> {a}: {field}\n",
                             object_label(obj, before)
                         ));
+                        if let Some(rules) = &self.rules {
+                            let path = field.split(' ').next().unwrap_or("");
+                            report.push_str(&format!("    {}\n", rules.explain_loss(a, b, path)));
+                        }
                     }
                 }
             }

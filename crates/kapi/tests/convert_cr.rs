@@ -270,3 +270,38 @@ fn round_trip_of_the_example_rules_loses_nothing() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn round_trip_of_generated_objects_names_the_missing_step() {
+    let rules = "hub: v1beta1\nversions:\n  v1alpha1: []\n";
+    let out = kapi_convert(
+        &rules_crd(rules),
+        &widget_v1alpha1("w", "lost"),
+        &["--round-trip", "--generated", "5"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("no step of v1alpha1 carries spec.label to the hub v1beta1"),
+        "{report}"
+    );
+    assert!(
+        report.contains("no step of v1alpha1 keeps the hub's spec.displayName"),
+        "{report}"
+    );
+}
+
+#[test]
+fn round_trip_of_generated_objects_through_the_example_rules_loses_nothing() {
+    let out = kapi_convert(
+        &rules_crd(RENAME_RULES),
+        &widget_v1alpha1("w", "kept"),
+        &["--round-trip", "--generated", "50"],
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{report}");
+    assert!(
+        report.contains("every field of 101 object(s) survives"),
+        "{report}"
+    );
+}
