@@ -252,7 +252,7 @@ fn object_label(index: usize, obj: &Value) -> String {
 }
 
 /// Every leaf path of `before` that `after` lacks or holds with another value.
-fn lost_fields(before: &Value, after: &Value, path: String, out: &mut Vec<String>) {
+pub(crate) fn lost_fields(before: &Value, after: &Value, path: String, out: &mut Vec<String>) {
     match (before, after) {
         (Value::Object(b), Value::Object(a)) => {
             for (key, value) in b {

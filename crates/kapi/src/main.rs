@@ -6,6 +6,7 @@ mod bench;
 mod convert;
 mod convert_cr;
 mod migrate;
+mod migrate_check;
 mod migrate_progress;
 mod serve;
 mod storage_versions;

@@ -1,6 +1,8 @@
 //! `kapi migrate RESOURCE.GROUP`: creates a StorageVersionMigration on a running server and
 //! follows it with a progress bar (log lines when not on a terminal) until Succeeded (exit 0)
 //! or Failed (exit 1); `--dry-run` prints the per-version counts and what would be rewritten.
+//! A CRD converted by declarative rules that would lose fields of stored objects is not
+//! migrated without `--allow-data-loss` ([`crate::migrate_check`]).
 
 use crate::migrate_progress::MigrationProgress;
 use crate::storage_versions::{COUNTS, ClientError, client, get_json, print_table, row};
@@ -23,6 +25,10 @@ pub struct MigrateArgs {
     /// Print the per-version counts and what would be rewritten; change nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Migrate even when the CRD's declarative conversion rules lose fields of stored
+    /// objects going into the storage version.
+    #[arg(long)]
+    pub allow_data_loss: bool,
 }
 
 /// (total, not in storage version) of a StorageVersionCount.
@@ -63,6 +69,19 @@ async fn migrate(args: MigrateArgs) -> Result<(), ClientError> {
     let client = client(args.kubeconfig.as_ref()).await?;
     let counts_path = format!("{COUNTS}/{}", args.resource);
     let counts = get_json(&client, &counts_path).await?;
+    let losses = crate::migrate_check::rules_losses(&client, resource, group).await?;
+    if !losses.is_empty() {
+        for line in &losses {
+            eprintln!("{line}");
+        }
+        if !args.allow_data_loss && !args.dry_run {
+            return Err(ClientError::Failed(format!(
+                "the conversion rules lose {} field(s) of stored objects going into the storage version; nothing was migrated (--allow-data-loss migrates anyway)",
+                losses.len()
+            )));
+        }
+        eprintln!("migrating anyway (--allow-data-loss)");
+    }
     if args.dry_run {
         dry_run(&counts);
         return Ok(());

@@ -272,3 +272,104 @@ async fn the_generated_webhook_converts_as_the_rules_do_in_process() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Runs the kapi binary against `server` off the runtime; (success, stdout, stderr).
+async fn kapi_cli(server: &TestServer, args: &[&str]) -> (bool, String, String) {
+    let kubeconfig = server.kubeconfig_path().to_owned();
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kapi"))
+            .args(&args)
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn kapi_migrate_refuses_rules_that_lose_stored_fields_unless_told() {
+    let server = TestServer::start().await.unwrap();
+    // Rules that forget the rename: spec.label has no place in v1beta1.
+    let text = std::fs::read_to_string(example_dir().join("crd.yaml")).unwrap();
+    let lossy = text.replace(
+        "        v1alpha1:\n          - rename: {from: spec.label, to: spec.displayName}\n",
+        "        v1alpha1: []\n",
+    );
+    assert_ne!(lossy, text);
+    let (ok, _, stderr) = kubectl(&server, &["apply", "-f", "-"], Some(&lossy)).await;
+    assert!(ok, "{stderr}");
+    let (ok, _, stderr) = kubectl(
+        &server,
+        &[
+            "wait",
+            "--for=condition=Established",
+            "crd/widgets.golden.example.com",
+            "--timeout=10s",
+        ],
+        None,
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    let widget = r#"{"apiVersion":"golden.example.com/v1alpha1","kind":"Widget","metadata":{"name":"w","namespace":"default"},"spec":{"label":"kept?","replicas":1}}"#;
+    let mut created = false;
+    for _ in 0..50 {
+        if kubectl(&server, &["create", "-f", "-"], Some(widget))
+            .await
+            .0
+        {
+            created = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(created);
+    let patch = r#"[{"op":"replace","path":"/spec/versions/0/storage","value":false},{"op":"replace","path":"/spec/versions/1/storage","value":true}]"#;
+    let (ok, _, stderr) = kubectl(
+        &server,
+        &[
+            "patch",
+            "crd",
+            "widgets.golden.example.com",
+            "--type=json",
+            "-p",
+            patch,
+        ],
+        None,
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    let (ok, _, stderr) = kapi_cli(&server, &["migrate", "widgets.golden.example.com"]).await;
+    assert!(!ok);
+    assert!(
+        stderr.contains(
+            "default/w: v1alpha1 -> v1beta1 -> v1alpha1: .spec.label lost (was \"kept?\")"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("no step of v1alpha1 carries spec.label to the hub v1beta1"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("nothing was migrated (--allow-data-loss migrates anyway)"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = kapi_cli(
+        &server,
+        &["migrate", "widgets.golden.example.com", "--allow-data-loss"],
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    assert!(
+        stderr.contains("migrating anyway (--allow-data-loss)"),
+        "{stderr}"
+    );
+}
