@@ -85,6 +85,21 @@ impl CrdVersions {
             .split_once('/')
             .is_some_and(|(g, v)| g == self.group && self.versions.iter().any(|x| x == v))
     }
+
+    /// The checks every converter makes first: `target` is one of the versions (else
+    /// `InvalidTarget`), and so is each object's (else `InvalidListItem` naming the first).
+    pub fn check(&self, objects: &[Value], target: &str) -> Result<(), ConversionError> {
+        if !self.accepts(target) {
+            return Err(ConversionError::InvalidTarget(target.to_string()));
+        }
+        match objects.iter().position(|o| !self.accepts(api_version(o))) {
+            Some(index) => Err(ConversionError::InvalidListItem {
+                index,
+                group_version: api_version(&objects[index]).to_owned(),
+            }),
+            None => Ok(()),
+        }
+    }
 }
 
 fn api_version(obj: &Value) -> &str {
@@ -112,17 +127,8 @@ impl CrConverter for NoneConverter {
         mut objects: Vec<Value>,
         target: &str,
     ) -> Result<Vec<Value>, ConversionError> {
-        if !self.versions.accepts(target) {
-            return Err(ConversionError::InvalidTarget(target.to_string()));
-        }
-        for (index, obj) in objects.iter_mut().enumerate() {
-            let from = api_version(obj);
-            if !self.versions.accepts(from) {
-                return Err(ConversionError::InvalidListItem {
-                    index,
-                    group_version: from.to_string(),
-                });
-            }
+        self.versions.check(&objects, target)?;
+        for obj in &mut objects {
             if let Value::Object(map) = obj {
                 map.insert("apiVersion".into(), Value::String(target.to_string()));
             }
@@ -195,18 +201,10 @@ impl CrConverter for RulesConverter {
         mut objects: Vec<Value>,
         target: &str,
     ) -> Result<Vec<Value>, ConversionError> {
-        if !self.versions.accepts(target) {
-            return Err(ConversionError::InvalidTarget(target.to_string()));
-        }
+        self.versions.check(&objects, target)?;
         let version = target.rsplit_once('/').map_or(target, |(_, v)| v);
-        for (index, obj) in objects.iter_mut().enumerate() {
+        for obj in &mut objects {
             let from = api_version(obj).to_owned();
-            if !self.versions.accepts(&from) {
-                return Err(ConversionError::InvalidListItem {
-                    index,
-                    group_version: from,
-                });
-            }
             if from == target {
                 continue;
             }

@@ -167,14 +167,7 @@ impl Job {
 
     /// A→B→A for every ordered pair of served versions; the report and whether it is clean.
     async fn round_trip(&self) -> Result<(Vec<u8>, bool), String> {
-        let served: Vec<&str> = self
-            .crd
-            .spec
-            .versions
-            .iter()
-            .filter(|v| v.served)
-            .map(|v| v.name.as_str())
-            .collect();
+        let served = served_versions(&self.crd);
         let mut report = String::new();
         let mut losses = 0usize;
         for a in &served {
@@ -208,6 +201,16 @@ impl Job {
         }
         Ok((report.into_bytes(), losses == 0))
     }
+}
+
+/// The names of the CRD's served versions, in its order.
+pub(crate) fn served_versions(crd: &CustomResourceDefinition) -> Vec<&str> {
+    crd.spec
+        .versions
+        .iter()
+        .filter(|v| v.served)
+        .map(|v| v.name.as_str())
+        .collect()
 }
 
 /// Checks that `obj` is a custom resource of `crd` in one of its versions.

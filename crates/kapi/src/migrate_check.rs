@@ -5,7 +5,7 @@
 //! back is reported with the step to blame. `kapi migrate` refuses to run on a loss unless
 //! told `--allow-data-loss`.
 
-use crate::convert_cr::lost_fields;
+use crate::convert_cr::{lost_fields, served_versions};
 use crate::storage_versions::{ClientError, get_json};
 use kapi_api::apiextensions::v1::CustomResourceDefinition;
 use kapi_apiextensions::CustomResourceSchemas;
@@ -33,13 +33,7 @@ pub async fn rules_losses(
     let schemas = CustomResourceSchemas::new(&crd)
         .map_err(|e| ClientError::Failed(format!("the CRD's schemas: {e}")))?;
     let storage = schemas.storage_version().to_owned();
-    let served: Vec<&str> = crd
-        .spec
-        .versions
-        .iter()
-        .filter(|v| v.served)
-        .map(|v| v.name.as_str())
-        .collect();
+    let served = served_versions(&crd);
     let mut lines = Vec::new();
     for old in crd.status.stored_versions.iter().flatten() {
         if *old == storage || !served.contains(&old.as_str()) {

@@ -31,15 +31,40 @@ async fn with_example(server: &TestServer) {
     )
     .await;
     assert!(ok, "{stderr}");
-    let samples = dir.join("samples");
+    apply_samples(server).await;
+}
+
+/// Runs kubectl until it succeeds (a new CRD's kind reaches kubectl's discovery a moment
+/// after the CRD is Established); panics after 5 s.
+async fn kubectl_until_accepted(server: &TestServer, args: &[&str], stdin: Option<&str>) {
     for _ in 0..50 {
-        let (ok, _, _) = kubectl(server, &["apply", "-f", samples.to_str().unwrap()], None).await;
-        if ok {
+        if kubectl(server, args, stdin).await.0 {
             return;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    panic!("the sample widgets were not accepted");
+    panic!("kubectl {args:?} was not accepted");
+}
+
+/// Applies the example's sample Widgets.
+async fn apply_samples(server: &TestServer) {
+    let samples = example_dir().join("samples");
+    kubectl_until_accepted(server, &["apply", "-f", samples.to_str().unwrap()], None).await;
+}
+
+/// Makes v1beta1 the storage version of the example CRD.
+async fn switch_storage_to_v1beta1(server: &TestServer) {
+    let patch = r#"[{"op":"replace","path":"/spec/versions/0/storage","value":false},{"op":"replace","path":"/spec/versions/1/storage","value":true}]"#;
+    let args = [
+        "patch",
+        "crd",
+        "widgets.golden.example.com",
+        "--type=json",
+        "-p",
+        patch,
+    ];
+    let (ok, _, stderr) = kubectl(server, &args, None).await;
+    assert!(ok, "{stderr}");
 }
 
 async fn get(server: &TestServer, version: &str, name: &str) -> Value {
@@ -103,21 +128,7 @@ async fn a_list_converts_every_item() {
 async fn the_storage_version_switches_to_v1beta1_and_old_objects_still_read() {
     let server = TestServer::start().await.unwrap();
     with_example(&server).await;
-    let patch = r#"[{"op":"replace","path":"/spec/versions/0/storage","value":false},{"op":"replace","path":"/spec/versions/1/storage","value":true}]"#;
-    let (ok, _, stderr) = kubectl(
-        &server,
-        &[
-            "patch",
-            "crd",
-            "widgets.golden.example.com",
-            "--type=json",
-            "-p",
-            patch,
-        ],
-        None,
-    )
-    .await;
-    assert!(ok, "{stderr}");
+    switch_storage_to_v1beta1(&server).await;
     let (ok, _, stderr) = kubectl(
         &server,
         &[
@@ -244,22 +255,7 @@ async fn the_generated_webhook_converts_as_the_rules_do_in_process() {
     )
     .await;
     assert!(ok, "{stderr}");
-    let samples = example_dir().join("samples");
-    let mut applied = false;
-    for _ in 0..50 {
-        let (ok, _, _) = kubectl(
-            &through_webhook,
-            &["apply", "-f", samples.to_str().unwrap()],
-            None,
-        )
-        .await;
-        if ok {
-            applied = true;
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    assert!(applied, "the samples were not accepted through the webhook");
+    apply_samples(&through_webhook).await;
     for (version, name) in [("v1beta1", "old-style"), ("v1alpha1", "new-style")] {
         let a: Value = serde_json::from_slice(&raw(&in_process, version, name).await).unwrap();
         let b: Value = serde_json::from_slice(&raw(&through_webhook, version, name).await).unwrap();
@@ -319,33 +315,8 @@ async fn kapi_migrate_refuses_rules_that_lose_stored_fields_unless_told() {
     .await;
     assert!(ok, "{stderr}");
     let widget = r#"{"apiVersion":"golden.example.com/v1alpha1","kind":"Widget","metadata":{"name":"w","namespace":"default"},"spec":{"label":"kept?","replicas":1}}"#;
-    let mut created = false;
-    for _ in 0..50 {
-        if kubectl(&server, &["create", "-f", "-"], Some(widget))
-            .await
-            .0
-        {
-            created = true;
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    assert!(created);
-    let patch = r#"[{"op":"replace","path":"/spec/versions/0/storage","value":false},{"op":"replace","path":"/spec/versions/1/storage","value":true}]"#;
-    let (ok, _, stderr) = kubectl(
-        &server,
-        &[
-            "patch",
-            "crd",
-            "widgets.golden.example.com",
-            "--type=json",
-            "-p",
-            patch,
-        ],
-        None,
-    )
-    .await;
-    assert!(ok, "{stderr}");
+    kubectl_until_accepted(&server, &["create", "-f", "-"], Some(widget)).await;
+    switch_storage_to_v1beta1(&server).await;
     let (ok, _, stderr) = kapi_cli(&server, &["migrate", "widgets.golden.example.com"]).await;
     assert!(!ok);
     assert!(

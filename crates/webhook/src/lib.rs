@@ -13,6 +13,8 @@
 //! See `docs/webhook.md` for a complete example.
 
 pub mod admission;
+#[cfg(feature = "server")]
+pub mod cli;
 pub mod converter;
 pub mod convertible;
 pub mod metadata;

@@ -387,19 +387,7 @@ impl CrConverter for WebhookConverter {
         mut objects: Vec<Value>,
         target: &str,
     ) -> Result<Vec<Value>, ConversionError> {
-        if !self.versions.accepts(target) {
-            return Err(ConversionError::InvalidTarget(target.to_owned()));
-        }
-        if let Some(index) = objects
-            .iter()
-            .position(|o| !self.versions.accepts(api_version(o)))
-        {
-            let group_version = api_version(&objects[index]).to_owned();
-            return Err(ConversionError::InvalidListItem {
-                index,
-                group_version,
-            });
-        }
+        self.versions.check(&objects, target)?;
         let set_version = |o: &mut Value| {
             if let Value::Object(m) = o {
                 m.insert("apiVersion".into(), Value::String(target.to_owned()));

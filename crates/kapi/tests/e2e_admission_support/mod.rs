@@ -239,6 +239,25 @@ pub fn configmap(name: &str, labels: Value) -> ConfigMap {
     serde_json::from_value(json!({"metadata": {"name": name, "labels": labels}})).unwrap()
 }
 
+/// Creates the ConfigMap `name` (with `labels`) in `default`, which admission must refuse:
+/// the refusal's Status, once it is checked that nothing was stored.
+pub async fn refused_configmap(
+    server: &TestServer,
+    name: &str,
+    labels: Value,
+) -> kube::core::Status {
+    let cms: kube::Api<ConfigMap> = kube::Api::namespaced(server.client(), "default");
+    let err = cms
+        .create(&kube::api::PostParams::default(), &configmap(name, labels))
+        .await
+        .expect_err("admission lets the write through");
+    assert!(
+        cms.get_opt(name).await.unwrap().is_none(),
+        "{name} was stored"
+    );
+    api_error(err)
+}
+
 /// The Status of an API error.
 pub fn api_error(e: kube::Error) -> kube::core::Status {
     match e {

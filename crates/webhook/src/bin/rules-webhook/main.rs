@@ -6,8 +6,7 @@
 
 use kapi_conversion::Rules;
 use kapi_webhook::service::WebhookRouter;
-use kapi_webhook::{Converter, service, tls};
-use std::net::SocketAddr;
+use kapi_webhook::{Converter, cli, service};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -17,12 +16,13 @@ struct Options {
     rules: Rules,
     cert_file: PathBuf,
     key_file: PathBuf,
-    addr: String,
+    bind: String,
+    port: u16,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     let (mut rules, mut cert, mut key) = (None, None, None);
-    let (mut bind, mut port) = ("127.0.0.1".to_owned(), "8443".to_owned());
+    let (mut bind, mut port) = ("127.0.0.1".to_owned(), 8443);
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         match flag.as_str() {
@@ -39,7 +39,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
             "--cert-file" => cert = Some(PathBuf::from(value()?)),
             "--key-file" => key = Some(PathBuf::from(value()?)),
             "--bind" => bind = value()?,
-            "--port" => port = value()?,
+            "--port" => port = value()?.parse().map_err(|e| format!("--port: {e}"))?,
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -48,59 +48,27 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
             rules,
             cert_file,
             key_file,
-            addr: format!("{bind}:{port}"),
+            bind,
+            port,
         }),
         _ => Err("--crd or --rules, --cert-file and --key-file are required".to_owned()),
     }
 }
 
 async fn run(options: Options) -> Result<(), String> {
-    tls::install_crypto_provider();
-    let config = tls::load_server_config(&options.cert_file, &options.key_file)
-        .map_err(|e| e.to_string())?;
     let router = WebhookRouter::new()
         .conversion(service::DEFAULT_PATH, Converter::from_rules(options.rules))
         .build();
-    let addr: SocketAddr = options
-        .addr
-        .parse()
-        .map_err(|e| format!("--bind/--port: {e}"))?;
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("bind {addr}: {e}"))?;
-    let local = listener.local_addr().map_err(|e| e.to_string())?;
-    println!("listening on {local}");
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    tls::serve_tls(listener, config, router, shutdown).await;
-    Ok(())
+    cli::serve_until_interrupted(
+        &options.bind,
+        options.port,
+        &options.cert_file,
+        &options.key_file,
+        router,
+    )
+    .await
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_writer(std::io::stderr)
-        .init();
-    let options = match parse_args(std::env::args().skip(1)) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("{e}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("tokio runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(options)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("rules-webhook: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    cli::run_main("rules-webhook", USAGE, parse_args, run)
 }

@@ -14,8 +14,7 @@ mod widget;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use kapi_webhook::service::WebhookRouter;
-use kapi_webhook::{Converter, service, tls};
-use std::net::SocketAddr;
+use kapi_webhook::{Converter, cli, service};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -60,9 +59,6 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
 }
 
 async fn run(options: Options) -> Result<(), String> {
-    tls::install_crypto_provider();
-    let config = tls::load_server_config(&options.cert_file, &options.key_file)
-        .map_err(|e| e.to_string())?;
     let scheme = widget::scheme().map_err(|e| e.to_string())?;
     let mut router = WebhookRouter::new()
         .conversion(service::DEFAULT_PATH, Converter::new(scheme))
@@ -79,45 +75,16 @@ async fn run(options: Options) -> Result<(), String> {
             },
         ));
     }
-    let addr: SocketAddr = format!("{}:{}", options.bind, options.port)
-        .parse()
-        .map_err(|e| format!("--bind/--port: {e}"))?;
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("bind {addr}: {e}"))?;
-    let local = listener.local_addr().map_err(|e| e.to_string())?;
-    println!("listening on {local}");
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    tls::serve_tls(listener, config, router, shutdown).await;
-    Ok(())
+    cli::serve_until_interrupted(
+        &options.bind,
+        options.port,
+        &options.cert_file,
+        &options.key_file,
+        router,
+    )
+    .await
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_writer(std::io::stderr)
-        .init();
-    let options = match parse_args(std::env::args().skip(1)) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("{e}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("tokio runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(options)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("widget-webhook: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    cli::run_main("widget-webhook", USAGE, parse_args, run)
 }
