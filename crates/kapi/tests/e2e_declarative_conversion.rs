@@ -344,3 +344,79 @@ async fn kapi_migrate_refuses_rules_that_lose_stored_fields_unless_told() {
         "{stderr}"
     );
 }
+
+/// The CRD as kubectl reads it.
+async fn crd_now(server: &TestServer) -> Value {
+    let (ok, stdout, stderr) = kubectl(
+        server,
+        &["get", "crd", "widgets.golden.example.com", "-o", "json"],
+        None,
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+#[tokio::test]
+async fn the_whole_version_lifecycle_runs_on_rules_alone() {
+    let server = TestServer::start().await.unwrap();
+    with_example(&server).await;
+    // Storage moves to v1beta1; kapi migrate rewrites what v1alpha1 still holds.
+    switch_storage_to_v1beta1(&server).await;
+    let (ok, _, stderr) = kapi_cli(&server, &["migrate", "widgets.golden.example.com"]).await;
+    assert!(ok, "{stderr}");
+    let mut stored = Value::Null;
+    for _ in 0..50 {
+        stored = crd_now(&server).await["status"]["storedVersions"].clone();
+        if stored == json!(["v1beta1"]) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(stored, json!(["v1beta1"]));
+    // v1alpha1 is no longer served: its reads are gone, v1beta1's still convert nothing.
+    let unserve = r#"[{"op":"replace","path":"/spec/versions/0/served","value":false}]"#;
+    let (ok, _, stderr) = kubectl(
+        &server,
+        &[
+            "patch",
+            "crd",
+            "widgets.golden.example.com",
+            "--type=json",
+            "-p",
+            unserve,
+        ],
+        None,
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    let req = http::Request::get(
+        "/apis/golden.example.com/v1alpha1/namespaces/default/widgets/old-style",
+    )
+    .body(Vec::new())
+    .unwrap();
+    let mut gone = false;
+    for _ in 0..50 {
+        if let Err(kube::Error::Api(s)) = server.client().request::<Value>(req.clone()).await
+            && s.code == 404
+        {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(gone, "v1alpha1 is still served");
+    let w = get(&server, "v1beta1", "old-style").await;
+    assert_eq!(
+        w["spec"],
+        json!({"displayName": "written in v1alpha1", "replicas": 2})
+    );
+    // With storedVersions == [v1beta1], v1alpha1 can leave the CRD (and its rules with it).
+    let mut crd = crd_now(&server).await;
+    crd["spec"]["versions"].as_array_mut().unwrap().remove(0);
+    crd["metadata"]["annotations"]["conversion.kapi.dev/rules"] = json!("hub: v1beta1\n");
+    let (ok, _, stderr) = kubectl(&server, &["replace", "-f", "-"], Some(&crd.to_string())).await;
+    assert!(ok, "{stderr}");
+    let w = get(&server, "v1beta1", "new-style").await;
+    assert_eq!(w["spec"]["displayName"], "written in v1beta1");
+}
