@@ -91,6 +91,14 @@ impl Expression {
         out
     }
 
+    /// The JSON type the expression's value surely has (`string`, `integer`, `number`,
+    /// `boolean`, `array`, `object`), when its form says it without knowing the variables:
+    /// literals, `string(…)`/`int(…)`/`double(…)`/`size(…)`, comparisons and logic, `+` of
+    /// a known type, and conditionals whose branches agree. `None` when it cannot tell.
+    pub fn result_type(&self) -> Option<&'static str> {
+        type_of(&self.ast)
+    }
+
     /// Evaluates with `vars`, giving the result as JSON.
     pub fn evaluate(&self, vars: &Variables) -> Result<Value, EvalError> {
         to_json(&self.evaluate_cel(vars)?).map_err(EvalError)
@@ -165,6 +173,43 @@ impl Variables {
         self.named.retain(|(n, _)| n != name);
         self.named.push((name.to_owned(), v));
         Ok(())
+    }
+}
+
+/// See [`Expression::result_type`].
+fn type_of(e: &IdedExpr) -> Option<&'static str> {
+    match &e.expr {
+        Expr::Literal(l) => match l {
+            LiteralValue::Boolean(_) => Some("boolean"),
+            LiteralValue::Int(_) | LiteralValue::UInt(_) => Some("integer"),
+            LiteralValue::Double(_) => Some("number"),
+            LiteralValue::String(_) => Some("string"),
+            LiteralValue::Bytes(_) | LiteralValue::Null => None,
+        },
+        Expr::List(_) => Some("array"),
+        Expr::Map(_) | Expr::Struct(_) => Some("object"),
+        Expr::Call(call) => match call.func_name.as_str() {
+            "string" => Some("string"),
+            "int" | "uint" | "size" => Some("integer"),
+            "double" => Some("number"),
+            "_==_" | "_!=_" | "_<_" | "_<=_" | "_>_" | "_>=_" | "_&&_" | "_||_" | "!_" | "@in"
+            | "has" | "startsWith" | "endsWith" | "contains" | "matches" => Some("boolean"),
+            "_+_" => {
+                let types: Vec<_> = call.args.iter().map(type_of).collect();
+                types.iter().find_map(|t| *t).filter(|t| {
+                    matches!(*t, "string" | "array") || types.iter().all(|x| x == &Some(*t))
+                })
+            }
+            "_?_:_" => {
+                let (a, b) = (
+                    call.args.get(1).and_then(type_of),
+                    call.args.get(2).and_then(type_of),
+                );
+                a.filter(|t| Some(*t) == b)
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -375,6 +420,17 @@ mod tests {
                 vec!["spec".to_owned(), "containers".to_owned()],
             ]
         );
+    }
+
+    #[test]
+    fn the_result_type_is_known_from_the_expressions_form() {
+        let t = |s: &str| Expression::compile(s).unwrap().result_type();
+        assert_eq!(t("'a' + self.spec.x"), Some("string"));
+        assert_eq!(t("size(self.spec.items)"), Some("integer"));
+        assert_eq!(t("self.spec.a > 1 ? 'big' : 'small'"), Some("string"));
+        assert_eq!(t("self.spec.a > 1"), Some("boolean"));
+        assert_eq!(t("self.spec.a"), None);
+        assert_eq!(t("self.spec.a > 1 ? 1 : 'x'"), None);
     }
 
     #[test]

@@ -40,6 +40,26 @@ fn schema_has(schema: &Value, path: &[Segment]) -> bool {
     next.is_some_and(|n| schema_has(n, rest))
 }
 
+/// The schema node at `path`, if the schema says.
+fn schema_at<'s>(schema: &'s Value, path: &[Segment]) -> Option<&'s Value> {
+    path.iter().try_fold(schema, |node, seg| match seg {
+        Segment::Field(f) => node["properties"]
+            .get(f)
+            .or_else(|| node.get("additionalProperties").filter(|a| a.is_object())),
+        Segment::Each => node.get("items"),
+    })
+}
+
+/// Why a value of JSON type `given` cannot go where `schema` is, if it cannot.
+fn type_mismatch(schema: &Value, given: &str) -> Option<String> {
+    if schema["x-kubernetes-int-or-string"] == true {
+        return (!matches!(given, "integer" | "string")).then(|| "integer or string".to_owned());
+    }
+    let want = schema["type"].as_str()?;
+    let fits = want == given || (want == "number" && given == "integer");
+    (!fits).then(|| want.to_owned())
+}
+
 impl Rules {
     /// What is wrong with these rules for a CRD whose versions have these schemas
     /// (version → openAPIV3Schema; a version without a schema has every field).
@@ -90,6 +110,27 @@ impl Rules {
                         }
                         for (p, _) in from_hub {
                             need(own, version, p);
+                        }
+                        let sides = [
+                            ("toHub", to_hub, &hub_schema, hub_name.as_str()),
+                            ("fromHub", from_hub, own, version.as_str()),
+                        ];
+                        for (way, fields, schema, side) in sides {
+                            for (p, expr) in fields {
+                                let found =
+                                    schema.as_ref().and_then(|s| schema_at(s, p.segments()));
+                                if let (Some(node), Some(given)) = (found, expr.result_type())
+                                    && let Some(want) = type_mismatch(node, given)
+                                {
+                                    problems.push(Problem {
+                                        at: at.clone(),
+                                        message: format!(
+                                            "compute {way} {p} gives {} {given}; {side}'s schema says {want}",
+                                            if given.starts_with(['a', 'i', 'o']) { "an" } else { "a" }
+                                        ),
+                                    });
+                                }
+                            }
                         }
                     }
                 }
@@ -152,6 +193,15 @@ mod tests {
         assert_eq!(
             p[0].message,
             "spec.displayName is already written by versions.v1[0]"
+        );
+    }
+
+    #[test]
+    fn a_computation_of_the_wrong_type_is_a_problem() {
+        let r = Rules::parse("hub: v2\nversions:\n  v1:\n    - compute: {toHub: {spec.displayName: 'size(self.spec.label)'}, fromHub: {}}\n").unwrap();
+        assert_eq!(
+            r.check(&schemas())[0].message,
+            "compute toHub spec.displayName gives an integer; v2's schema says string"
         );
     }
 

@@ -269,6 +269,22 @@ async fn the_generated_webhook_converts_as_the_rules_do_in_process() {
     let _ = child.wait();
 }
 
+#[tokio::test]
+async fn rules_whose_computation_gives_the_wrong_type_are_refused() {
+    let server = TestServer::start().await.unwrap();
+    let text = std::fs::read_to_string(example_dir().join("crd.yaml")).unwrap();
+    let bad = text.replace(
+        "          - rename: {from: spec.label, to: spec.displayName}\n",
+        "          - rename: {from: spec.label, to: spec.displayName}\n          - compute: {toHub: {spec.replicas: \"'many'\"}, fromHub: {}}\n",
+    );
+    let (ok, _, stderr) = kubectl(&server, &["apply", "-f", "-"], Some(&bad)).await;
+    assert!(!ok);
+    assert!(
+        stderr.contains("versions.v1alpha1[1]: compute toHub spec.replicas gives a string; v1beta1's schema says integer"),
+        "{stderr}"
+    );
+}
+
 /// Runs the kapi binary against `server` off the runtime; (success, stdout, stderr).
 async fn kapi_cli(server: &TestServer, args: &[&str]) -> (bool, String, String) {
     let kubeconfig = server.kubeconfig_path().to_owned();
