@@ -119,7 +119,8 @@ async fn watch_delivers_events_and_resumes_from_a_resource_version() {
         .await
         .unwrap();
     api.delete("w", &DeleteParams::default()).await.unwrap();
-    let wp = WatchParams::default().timeout(2);
+    // Only `w`: the root CA publisher may write `kube-root-ca.crt` into `default` meanwhile.
+    let wp = WatchParams::default().fields("metadata.name=w").timeout(2);
     let events: Vec<_> = api
         .watch(&wp, &rv)
         .await
