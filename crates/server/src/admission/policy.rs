@@ -330,7 +330,7 @@ impl<'a> PolicyAdmission<'a> {
         r: &AdmissionRequest<'_>,
         obj: &Value,
     ) -> kapi_registry::Result<()> {
-        if exempt(r) {
+        if exempt(r) || !any_binding(self.state, BINDINGS).await? {
             return Ok(());
         }
         let object = (r.operation != Operation::Delete).then_some(obj);
