@@ -4,6 +4,7 @@
 
 use crate::handlers::string_list;
 use crate::state::ApiState;
+use kapi_apiextensions::cel::{Expression, Variables};
 use kapi_registry::builtin::selects;
 use kapi_registry::rest::admission::AdmissionRequest;
 use serde_json::{Map, Value, json};
@@ -26,9 +27,44 @@ pub fn resource_matches(rule: &str, resource: &str, sub: Option<&str>) -> bool {
     res_ok && sub_ok
 }
 
+/// The admissionregistration resources no webhook or policy is called for (upstream's
+/// `IsExemptAdmissionConfigurationResource`): a broken configuration must stay mendable.
+pub fn exempt(r: &AdmissionRequest<'_>) -> bool {
+    r.group == "admissionregistration.k8s.io"
+        && matches!(
+            r.resource,
+            "validatingwebhookconfigurations"
+                | "mutatingwebhookconfigurations"
+                | "validatingadmissionpolicies"
+                | "validatingadmissionpolicybindings"
+                | "mutatingadmissionpolicies"
+                | "mutatingadmissionpolicybindings"
+        )
+}
+
+/// Whether the `matchConditions` of `spec` (a webhook's or a policy's) all hold: a false one
+/// is `Ok(false)`; an evaluation error, with none false, is `Err` in upstream's words.
+pub fn conditions_hold(spec: &Value, vars: &Variables) -> Result<bool, String> {
+    let mut error = None;
+    for c in spec["matchConditions"].as_array().into_iter().flatten() {
+        let name = c["name"].as_str().unwrap_or("");
+        let result = Expression::cached(c["expression"].as_str().unwrap_or(""))
+            .and_then(|e| e.evaluate_bool(vars).map_err(|e| e.to_string()));
+        match result {
+            Ok(true) => {}
+            Ok(false) => return Ok(false),
+            Err(e) => {
+                error.get_or_insert(format!("failed to evaluate match condition {name:?}: {e}"));
+            }
+        }
+    }
+    error.map_or(Ok(true), Err)
+}
+
 /// Whether one rule (a `RuleWithOperations`, or a policy's `NamedRuleWithOperations` with
-/// its `resourceNames`) names the request, as seen in `group`/`version`.
-pub fn rule_matches(rule: &Value, r: &AdmissionRequest<'_>, group: &str, version: &str) -> bool {
+/// its `resourceNames`) names the request.
+pub fn rule_matches(rule: &Value, r: &AdmissionRequest<'_>) -> bool {
+    let (group, version) = (r.group, r.version);
     let has = |field: &str, want: &str| {
         string_list(&rule[field])
             .iter()
@@ -57,7 +93,7 @@ pub fn any_rule_matches(rules: &Value, r: &AdmissionRequest<'_>) -> bool {
         .as_array()
         .into_iter()
         .flatten()
-        .any(|rule| rule_matches(rule, r, r.group, r.version))
+        .any(|rule| rule_matches(rule, r))
 }
 
 /// An object's labels.
@@ -130,6 +166,31 @@ mod tests {
         assert!(!resource_matches("*", "pods", Some("status")));
         assert!(resource_matches("*/status", "pods", Some("status")));
         assert!(resource_matches("*/*", "deployments", Some("scale")));
+    }
+
+    #[test]
+    fn the_admission_configuration_kinds_are_exempt() {
+        let r = |group, resource| AdmissionRequest {
+            operation: kapi_registry::rest::admission::Operation::Create,
+            group,
+            version: "v1",
+            resource,
+            kind: "",
+            subresource: None,
+            namespace: None,
+            name: "x",
+            old: None,
+            dry_run: false,
+        };
+        assert!(exempt(&r(
+            "admissionregistration.k8s.io",
+            "validatingwebhookconfigurations"
+        )));
+        assert!(exempt(&r(
+            "admissionregistration.k8s.io",
+            "mutatingadmissionpolicybindings"
+        )));
+        assert!(!exempt(&r("", "configmaps")));
     }
 
     #[test]

@@ -9,10 +9,9 @@
 //! when a later plugin changed the object.
 
 use super::matching;
-use super::policy::{
-    Bound, Params, any_binding, bound, conditions_hold, exempt, object_name, params, variables,
-};
+use super::policy::{Bound, Params, bound, object_name, params, variables};
 use super::review::{SeenAs, request_json};
+use super::webhook::load_sorted;
 use super::{MutationPass, refusal};
 use crate::authn::User;
 use crate::state::ApiState;
@@ -45,14 +44,18 @@ impl<'a> MutatingPolicyAdmission<'a> {
         previous: Option<&MutationPass>,
     ) -> kapi_registry::Result<MutationPass> {
         let mut pass = MutationPass::default();
-        if exempt(r) || !any_binding(self.state, BINDINGS).await? {
+        if matching::exempt(r) {
+            return Ok(pass);
+        }
+        let bindings = load_sorted(self.state, BINDINGS).await?;
+        if bindings.is_empty() {
             return Ok(pass);
         }
         let namespace = matching::namespace_object(self.state, r, Some(obj)).await;
         let bound = bound(
             self.state,
             POLICIES,
-            BINDINGS,
+            bindings,
             r,
             Some(obj),
             namespace.as_ref(),
@@ -113,7 +116,7 @@ impl<'a> MutatingPolicyAdmission<'a> {
                     r.old,
                 );
                 let vars = variables(&request, namespace, param.as_ref(), spec);
-                if !conditions_hold(spec, &vars)? {
+                if !matching::conditions_hold(spec, &vars)? {
                     return Ok(());
                 }
                 working = mutation(m, &vars, &working)?;

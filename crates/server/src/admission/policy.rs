@@ -24,24 +24,8 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-const GROUP: &str = "admissionregistration.k8s.io";
 const POLICIES: &str = "validatingadmissionpolicies";
 const BINDINGS: &str = "validatingadmissionpolicybindings";
-
-/// The admissionregistration resources no webhook or policy is called for (upstream's
-/// `IsExemptAdmissionConfigurationResource`): a broken policy must stay mendable.
-pub fn exempt(r: &AdmissionRequest<'_>) -> bool {
-    r.group == GROUP
-        && matches!(
-            r.resource,
-            "validatingwebhookconfigurations"
-                | "mutatingwebhookconfigurations"
-                | "validatingadmissionpolicies"
-                | "validatingadmissionpolicybindings"
-                | "mutatingadmissionpolicies"
-                | "mutatingadmissionpolicybindings"
-        )
-}
 
 /// A policy and one of its bindings that select a write.
 pub struct Bound {
@@ -90,31 +74,17 @@ pub fn resources_match(
         && matching::namespace_selected(&m["namespaceSelector"], r, namespace)
 }
 
-/// Whether any binding of `bindings` exists (most writes of most servers have none).
-pub async fn any_binding(state: &ApiState, bindings: &str) -> Result<bool, Error> {
-    let table = state.registry.snapshot();
-    let Some(entry) = table.get(GROUP, "v1", bindings) else {
-        return Ok(false);
-    };
-    let prefix = entry.collection_prefix(None);
-    let cache = state.caches.get(&prefix, super::webhook::LOAD).await?;
-    Ok(!cache.list(&prefix).0.is_empty())
-}
-
-/// The policies of `policies` bound by `bindings` whose constraints select the write, in
-/// binding-name order.
+/// The policies of `policies` bound by `bindings` (every binding of their resource, by
+/// name; most writes of most servers have none, and then nothing else is read) whose
+/// constraints select the write, in binding-name order.
 pub async fn bound(
     state: &ApiState,
     policies: &str,
-    bindings: &str,
+    bindings: Vec<Value>,
     r: &AdmissionRequest<'_>,
     obj: Option<&Value>,
     namespace: Option<&Value>,
 ) -> Result<Vec<Bound>, Error> {
-    let bindings = load_sorted(state, bindings).await?;
-    if bindings.is_empty() {
-        return Ok(Vec::new());
-    }
     let policies: BTreeMap<String, Value> = load_sorted(state, policies)
         .await?
         .into_iter()
@@ -269,24 +239,6 @@ pub fn variables(
     vars
 }
 
-/// Whether the policy's `matchConditions` all hold (`Err`: one failed with none false).
-pub fn conditions_hold(spec: &Value, vars: &Variables) -> Result<bool, String> {
-    let mut error = None;
-    for c in spec["matchConditions"].as_array().into_iter().flatten() {
-        let name = c["name"].as_str().unwrap_or("");
-        let result = Expression::cached(c["expression"].as_str().unwrap_or(""))
-            .and_then(|e| e.evaluate_bool(vars).map_err(|e| e.to_string()));
-        match result {
-            Ok(true) => {}
-            Ok(false) => return Ok(false),
-            Err(e) => {
-                error.get_or_insert(format!("failed to evaluate match condition {name:?}: {e}"));
-            }
-        }
-    }
-    error.map_or(Ok(true), Err)
-}
-
 /// One failed validation.
 struct Failure {
     message: String,
@@ -330,7 +282,11 @@ impl<'a> PolicyAdmission<'a> {
         r: &AdmissionRequest<'_>,
         obj: &Value,
     ) -> kapi_registry::Result<()> {
-        if exempt(r) || !any_binding(self.state, BINDINGS).await? {
+        if matching::exempt(r) {
+            return Ok(());
+        }
+        let bindings = load_sorted(self.state, BINDINGS).await?;
+        if bindings.is_empty() {
             return Ok(());
         }
         let object = (r.operation != Operation::Delete).then_some(obj);
@@ -338,7 +294,7 @@ impl<'a> PolicyAdmission<'a> {
         let bound = bound(
             self.state,
             POLICIES,
-            BINDINGS,
+            bindings,
             r,
             object,
             namespace.as_ref(),
@@ -387,7 +343,7 @@ impl<'a> PolicyAdmission<'a> {
         let mut failures = Vec::new();
         for param in &params {
             let vars = variables(request, namespace, param.as_ref(), spec);
-            match conditions_hold(spec, &vars) {
+            match matching::conditions_hold(spec, &vars) {
                 Ok(true) => {}
                 Ok(false) => continue,
                 Err(e) => {

@@ -14,8 +14,8 @@
 //! `failurePolicy: Ignore` and refuses the request otherwise (500, upstream's words); a
 //! denial is the client's error with the webhook's code and message; `warnings` go to the
 //! response's `Warning` headers. Under dryRun a webhook whose `sideEffects` are not
-//! `None`/`NoneOnDryRun` refuses the request (400). Webhooks are not called for the webhook
-//! configurations themselves, as upstream.
+//! `None`/`NoneOnDryRun` refuses the request (400). Webhooks are not called for the six
+//! admissionregistration kinds ([`matching::exempt`]), as upstream.
 
 use super::metrics::{AdmissionMetrics, WebhookCall};
 use super::review::{SeenAs, cel_variables, request_json};
@@ -25,7 +25,6 @@ use crate::handlers::string_list;
 use crate::state::ApiState;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use kapi_apiextensions::cel::Expression;
 use kapi_apiextensions::webhook::{ServiceTarget, WebhookTarget};
 use kapi_registry::Error;
 use kapi_registry::entry::ResourceEntry;
@@ -183,12 +182,7 @@ impl<'a> WebhookAdmission<'a> {
                 kind: &e.names.kind,
                 ..*r
             };
-            let hit = rules
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|rule| matching::rule_matches(rule, &as_other, &e.group, &e.version));
-            hit.then(|| {
+            matching::any_rule_matches(rules, &as_other).then(|| {
                 let seen = SeenAs {
                     group: e.group.clone(),
                     version: e.version.clone(),
@@ -207,7 +201,7 @@ impl<'a> WebhookAdmission<'a> {
         r: &AdmissionRequest<'_>,
         obj: Option<&Value>,
     ) -> Result<Vec<Matched>, Error> {
-        if r.group == GROUP && (r.resource == MUTATING || r.resource == VALIDATING) {
+        if matching::exempt(r) {
             return Ok(Vec::new());
         }
         let mut namespace: Option<Option<Value>> = None;
@@ -254,33 +248,18 @@ impl<'a> WebhookAdmission<'a> {
         obj: Option<&Value>,
         namespace: Option<&Value>,
     ) -> Result<bool, Error> {
-        let Some(conditions) = hook.spec["matchConditions"]
+        if hook.spec["matchConditions"]
             .as_array()
-            .filter(|c| !c.is_empty())
-        else {
+            .is_none_or(Vec::is_empty)
+        {
             return Ok(true);
-        };
+        }
         let request = request_json("", r, seen, self.user, obj, r.old);
         let vars = cel_variables(&request, namespace);
-        let mut error = None;
-        for c in conditions {
-            let name = c["name"].as_str().unwrap_or("");
-            let result = Expression::cached(c["expression"].as_str().unwrap_or(""))
-                .map_err(|e| e.to_string())
-                .and_then(|e| e.evaluate_bool(&vars).map_err(|e| e.to_string()));
-            match result {
-                Ok(true) => {}
-                Ok(false) => return Ok(false),
-                Err(e) => {
-                    error
-                        .get_or_insert(format!("failed to evaluate match condition {name:?}: {e}"));
-                }
-            }
-        }
-        match error {
-            None => Ok(true),
-            Some(e) if hook.fails_closed() => Err(super::refusal(r, r.name, 403, "", &e, false)),
-            Some(e) => {
+        match matching::conditions_hold(&hook.spec, &vars) {
+            Ok(holds) => Ok(holds),
+            Err(e) if hook.fails_closed() => Err(super::refusal(r, r.name, 403, "", &e, false)),
+            Err(e) => {
                 tracing::warn!(webhook = %hook.name, error = %e, "match condition failed, skipping webhook");
                 Ok(false)
             }
