@@ -50,6 +50,12 @@ pub trait CrConverter: Send + Sync {
         objects: Vec<Value>,
         target: &str,
     ) -> Result<Vec<Value>, ConversionError>;
+
+    /// Whether the same objects always convert to the same result (true for conversions
+    /// computed in-process; a webhook's answers may change while the CRD does not).
+    fn is_deterministic(&self) -> bool {
+        true
+    }
 }
 
 /// The group and the versions a converter accepts.

@@ -145,6 +145,11 @@ impl CustomResourceSchemas {
             .ok_or_else(|| PipelineError::UnknownVersion(version.to_string()))
     }
 
+    /// Whether reads convert the same stored object the same way every time (no webhook).
+    pub fn converts_deterministically(&self) -> bool {
+        self.converter.is_deterministic()
+    }
+
     /// The storage version's name.
     pub fn storage_version(&self) -> &str {
         &self.storage_version

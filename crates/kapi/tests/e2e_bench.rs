@@ -84,7 +84,66 @@ async fn kapi_bench_reports_every_row_with_nonzero_counts() {
             assert!(row["count"].as_u64().unwrap() > 0, "{row}");
             assert_eq!(row["errors"], 0, "{row}");
             assert!(row["ops_per_second"].as_f64().unwrap() > 0.0, "{row}");
+            // kapi runs on this machine: its CPU time per operation is reported (issue 19).
+            assert!(row["server_cpu_ms_per_op"].as_f64().is_some(), "{row}");
         }
+    }
+}
+
+/// Given two kubeconfigs, `kapi bench` measures both servers in turn and prints one table
+/// with both and their ratio; the JSON report holds each server's rows, with the process
+/// found listening on each loopback port (issue 19).
+#[tokio::test]
+async fn kapi_bench_given_two_kubeconfigs_compares_both_servers_in_one_table() {
+    let a = Kapi::start().await;
+    let b = Kapi::start().await;
+    let report = a.dir.path().join("compare.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_kapi"))
+        .arg("bench")
+        .arg("--kubeconfig")
+        .arg(a.kubeconfig())
+        .arg("--kubeconfig")
+        .arg(b.kubeconfig())
+        .args(["--ops", "10", "--concurrency", "1", "--list-sizes", "20"])
+        .args([
+            "--list-repeats",
+            "2",
+            "--page-size",
+            "10",
+            "--watchers",
+            "1",
+        ])
+        .args(["--watch-events", "3", "--json"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.starts_with(&format!("A: {}", a.url)), "{stdout}");
+    assert!(stdout.contains(&format!("B: {}", b.url)), "{stdout}");
+    assert!(
+        stdout.contains("| operation | conc. | A ops/s |"),
+        "{stdout}"
+    );
+    let create = stdout
+        .lines()
+        .find(|l| l.starts_with("| create | 1 |"))
+        .unwrap_or_else(|| panic!("no create row: {stdout}"));
+    assert!(create.trim_end().ends_with("× |"), "{create}");
+    let runs: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(runs.len(), 2);
+    for (run, kapi) in runs.iter().zip([&a, &b]) {
+        assert_eq!(run["server"], kapi.url.as_str(), "{run}");
+        assert_eq!(run["server_pid"], kapi.pid(), "{run}");
+        let rows = run["rows"].as_array().unwrap();
+        let create = row(rows, "create", 1);
+        assert_eq!(create["count"], 10, "{create}");
+        assert_eq!(create["errors"], 0, "{create}");
     }
 }
 

@@ -17,9 +17,9 @@ use futures::StreamExt;
 use kapi_storage::{Event, KeyValue, RangeRequest, Store, WatchRequest, WatchResponse};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
-use tokio::sync::{OnceCell, watch};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+use tokio::sync::{Notify, OnceCell, watch};
 
 /// Events a subscriber may fall behind by before it is told it lagged (the events it reads
 /// are the cache's history, so no subscriber holds a buffer of its own).
@@ -34,6 +34,82 @@ const BATCH: usize = 256;
 
 /// Wait before listing again after the store watch broke.
 const RESTART_DELAY: Duration = Duration::from_millis(200);
+
+/// How long a consistent read waits for one progress notification before asking again.
+const PROGRESS_RETRY: Duration = Duration::from_millis(25);
+
+/// Encodings of one cached object kept per codec (older codecs' are dropped first).
+const ENCODINGS_PER_OBJECT: usize = 2;
+
+/// A current object of the cache, with the encodings that lists have asked for: each is
+/// made once per object version and codec, and shared by every later list (a protobuf
+/// list or a list in another version is then a concatenation, not a decode and encode of
+/// every item).
+pub struct CachedObject {
+    /// The stored key-value.
+    pub kv: KeyValue,
+    /// The object as a protobuf list item (its message, without TypeMeta), in the storage
+    /// version; made only by codecs whose served version is the storage version.
+    protobuf: OnceLock<Arc<[u8]>>,
+    /// The object's JSON (resourceVersion set) per codec, for codecs that convert.
+    json: Mutex<Vec<KeptJson>>,
+}
+
+/// A codec's JSON of a cached object; holding the codec keeps its address from being reused.
+type KeptJson = (Arc<dyn ObjectCodec>, Arc<[u8]>);
+
+impl CachedObject {
+    /// A cached object with no encodings yet.
+    pub fn new(kv: KeyValue) -> Self {
+        Self {
+            kv,
+            protobuf: OnceLock::new(),
+            json: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The object's protobuf list item, encoded by `codec` on first use; `None` when the
+    /// codec cannot (another version, or no protobuf for the kind).
+    pub fn protobuf_item(&self, codec: &dyn ObjectCodec) -> Option<Result<Arc<[u8]>, Error>> {
+        if let Some(bytes) = self.protobuf.get() {
+            return Some(Ok(bytes.clone()));
+        }
+        let encoded = codec.encode_protobuf_item(&self.kv.value, self.kv.mod_revision)?;
+        Some(encoded.map(|bytes| {
+            let bytes: Arc<[u8]> = bytes.into();
+            // Two lists racing both encode; either result is the same bytes.
+            self.protobuf.get_or_init(|| bytes).clone()
+        }))
+    }
+
+    /// The object's JSON as `codec` serves it, if a list already made it.
+    pub fn json_for(&self, codec: &Arc<dyn ObjectCodec>) -> Option<Arc<[u8]>> {
+        lock(&self.json)
+            .iter()
+            .find(|(c, _)| Arc::ptr_eq(c, codec))
+            .map(|(_, bytes)| bytes.clone())
+    }
+
+    /// Keeps `bytes` as the object's JSON for `codec` (a deterministic codec's output).
+    pub fn keep_json(&self, codec: &Arc<dyn ObjectCodec>, bytes: Arc<[u8]>) {
+        let mut kept = lock(&self.json);
+        if kept.iter().any(|(c, _)| Arc::ptr_eq(c, codec)) {
+            return;
+        }
+        if kept.len() >= ENCODINGS_PER_OBJECT {
+            kept.remove(0);
+        }
+        kept.push((codec.clone(), bytes));
+    }
+}
+
+/// One page of the cache's objects.
+pub struct CachedPage {
+    /// The objects, in key order.
+    pub objects: Vec<Arc<CachedObject>>,
+    /// The revision the page is current at.
+    pub revision: i64,
+}
 
 /// One store event of the cached prefix, with its decoded forms per codec.
 pub struct CachedEvent {
@@ -148,7 +224,10 @@ pub enum CacheMessage {
 
 /// Current objects and recent history of one prefix.
 struct CacheState {
-    objects: BTreeMap<Vec<u8>, KeyValue>,
+    objects: BTreeMap<Vec<u8>, Arc<CachedObject>>,
+    /// Revision of the last change applied (the list's revision after a relist): the state
+    /// is the store's state at every revision from here to `revision`.
+    last_change: i64,
     /// Every event after this revision is in `history`.
     oldest: i64,
     /// The revision the cache is at.
@@ -186,6 +265,14 @@ pub struct Cacher {
     revision: watch::Sender<i64>,
     loaded: watch::Sender<bool>,
     store_watches: AtomicU64,
+    /// Asks the store watch for a progress notification (consistent reads wait for it).
+    progress: Notify,
+    /// Lists answered from the cache.
+    lists: AtomicU64,
+    /// Consistent lists that waited for the cache and were answered by it.
+    consistent_reads: AtomicU64,
+    /// Consistent lists the cache could not catch up for in time (the store answered).
+    consistent_fallbacks: AtomicU64,
 }
 
 /// A subscription: a cursor into the cache's history.
@@ -255,6 +342,7 @@ impl Cacher {
             prefix,
             state: Mutex::new(CacheState {
                 objects: BTreeMap::new(),
+                last_change: 0,
                 oldest: i64::MAX,
                 revision: 0,
                 history: VecDeque::new(),
@@ -266,6 +354,10 @@ impl Cacher {
             revision: watch::channel(0).0,
             loaded: watch::channel(false).0,
             store_watches: AtomicU64::new(0),
+            progress: Notify::new(),
+            lists: AtomicU64::new(0),
+            consistent_reads: AtomicU64::new(0),
+            consistent_fallbacks: AtomicU64::new(0),
         }
     }
 
@@ -277,6 +369,20 @@ impl Cacher {
     /// How many store watches this cache has opened (one, unless the store watch broke).
     pub fn store_watches(&self) -> u64 {
         self.store_watches.load(Ordering::Relaxed)
+    }
+
+    /// Lists the cache has answered.
+    pub fn lists(&self) -> u64 {
+        self.lists.load(Ordering::Relaxed)
+    }
+
+    /// Consistent lists answered by the cache once it caught up, and those it could not
+    /// catch up for in time (answered by the store).
+    pub fn consistent_reads(&self) -> (u64, u64) {
+        (
+            self.consistent_reads.load(Ordering::Relaxed),
+            self.consistent_fallbacks.load(Ordering::Relaxed),
+        )
     }
 
     /// Live subscribers.
@@ -311,7 +417,10 @@ impl Cacher {
 
     /// The cached object at `key`, if any.
     pub fn get(&self, key: &str) -> Option<KeyValue> {
-        lock(&self.state).objects.get(key.as_bytes()).cloned()
+        lock(&self.state)
+            .objects
+            .get(key.as_bytes())
+            .map(|o| o.kv.clone())
     }
 
     /// The cached objects under `prefix` (a sub-prefix of the cache's, e.g. one namespace),
@@ -322,9 +431,76 @@ impl Cacher {
             .objects
             .range(prefix.as_bytes().to_vec()..)
             .take_while(|(k, _)| k.starts_with(prefix.as_bytes()))
-            .map(|(_, kv)| kv.clone())
+            .map(|(_, o)| o.kv.clone())
             .collect();
         (kvs, state.revision)
+    }
+
+    /// The cached objects under `prefix` after the key `start_after` (all when `None`), in
+    /// key order, shared with the cache. With `at`, only when the cache's state is the
+    /// store's state at that revision (nothing under the cache's prefix changed since), as a
+    /// continued list needs; `None` otherwise.
+    pub fn snapshot(
+        &self,
+        prefix: &str,
+        start_after: Option<&[u8]>,
+        at: Option<i64>,
+    ) -> Option<CachedPage> {
+        let state = lock(&self.state);
+        if let Some(at) = at
+            && (state.last_change > at || state.revision < at)
+        {
+            return None;
+        }
+        let lower = match start_after {
+            Some(key) => std::ops::Bound::Excluded(key.to_vec()),
+            None => std::ops::Bound::Included(prefix.as_bytes().to_vec()),
+        };
+        let objects = state
+            .objects
+            .range((lower, std::ops::Bound::Unbounded))
+            .take_while(|(k, _)| k.starts_with(prefix.as_bytes()))
+            .map(|(_, o)| o.clone())
+            .collect();
+        self.lists.fetch_add(1, Ordering::Relaxed);
+        Some(CachedPage {
+            objects,
+            revision: at.unwrap_or(state.revision),
+        })
+    }
+
+    /// Waits until the cache has seen every change up to `revision` (the store's current
+    /// revision, for a consistent read), asking the store watch for progress notifications
+    /// so that writes under other prefixes do not keep it waiting (kube's consistent reads
+    /// from the cache); false after `timeout`.
+    pub async fn wait_fresh(&self, revision: i64, timeout: Duration) -> bool {
+        let fresh = self.wait_fresh_inner(revision, timeout).await;
+        let counter = if fresh {
+            &self.consistent_reads
+        } else {
+            &self.consistent_fallbacks
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        fresh
+    }
+
+    async fn wait_fresh_inner(&self, revision: i64, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut rx = self.revision.subscribe();
+        loop {
+            if *rx.borrow_and_update() >= revision {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            self.progress.notify_one();
+            let wait = PROGRESS_RETRY.min(deadline - now);
+            if let Ok(Err(_)) = tokio::time::timeout(wait, rx.changed()).await {
+                return false;
+            }
+        }
     }
 
     /// Waits until the cache is at `revision` or newer (`NotOlderThan` reads); false after
@@ -340,12 +516,15 @@ impl Cacher {
         let ev = Arc::new(CachedEvent::new(event));
         match &ev.current {
             Some(kv) => {
-                state.objects.insert(kv.key.clone(), kv.clone());
+                state
+                    .objects
+                    .insert(kv.key.clone(), Arc::new(CachedObject::new(kv.clone())));
             }
             None => {
                 state.objects.remove(&ev.key);
             }
         }
+        state.last_change = state.last_change.max(ev.revision);
         state.revision = state.revision.max(ev.revision);
         state.history.push_back(ev);
         if state.history.len() > HISTORY
@@ -364,7 +543,7 @@ impl Cacher {
             let resp = store.range(page.clone()).await?;
             let last = resp.kvs.last().map(|kv| kv.key.clone());
             for kv in resp.kvs {
-                objects.insert(kv.key.clone(), kv);
+                objects.insert(kv.key.clone(), Arc::new(CachedObject::new(kv)));
             }
             page.revision = Some(resp.revision);
             match last {
@@ -381,13 +560,24 @@ impl Cacher {
         {
             let mut state = lock(&self.state);
             state.objects = objects;
+            state.last_change = revision;
             state.revision = revision;
             state.oldest = revision;
             state.clear_history();
         }
         self.revision.send_replace(revision);
         self.loaded.send_replace(true);
-        while let Some(item) = stream.next().await {
+        loop {
+            let item = tokio::select! {
+                item = stream.next() => item,
+                () = self.progress.notified() => {
+                    if let Err(e) = stream.request_progress().await {
+                        return Ok(e.to_string());
+                    }
+                    continue;
+                }
+            };
+            let Some(item) = item else { break };
             match item {
                 Ok(WatchResponse::Events(events)) => {
                     let revision = {

@@ -4,6 +4,7 @@
 
 use crate::error::Error;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// Converts between stored bytes and objects in one entry's version. Decoding and encoding
 /// for storage are async: a custom resource's converter may call a webhook, and the
@@ -93,6 +94,35 @@ pub trait ObjectCodec: Send + Sync {
     fn encode_protobuf_from_json(&self, json: &[u8]) -> Result<Vec<u8>, Error> {
         let value = serde_json::from_slice(json).map_err(Error::internal)?;
         self.encode_protobuf(value)
+    }
+
+    /// The object stored as `bytes` at revision `rv` as a protobuf list item (its message,
+    /// without TypeMeta), when this codec serves the storage version of a kind with
+    /// protobuf: a pure function of the stored bytes, which the watch cache may keep.
+    /// `None` when the codec cannot make one.
+    fn encode_protobuf_item(&self, _bytes: &[u8], _rv: i64) -> Option<Result<Vec<u8>, Error>> {
+        None
+    }
+
+    /// A protobuf list (`k8s\0` envelope) of kind `list_kind` with `list_meta` and items made
+    /// by [`ObjectCodec::encode_protobuf_item`].
+    fn encode_protobuf_list(
+        &self,
+        _list_kind: &str,
+        _list_meta: &Value,
+        _items: &[Arc<[u8]>],
+    ) -> Result<Vec<u8>, Error> {
+        Err(Error::not_acceptable(&[
+            "application/json",
+            "application/yaml",
+        ]))
+    }
+
+    /// Whether decoding the same stored bytes always gives the same object, so that the
+    /// watch cache may keep a decoded form for later lists (false for conversion webhooks,
+    /// whose answers may change while the CRD does not).
+    fn is_deterministic(&self) -> bool {
+        true
     }
 
     /// Encodes one length-delimited protobuf watch frame of event `kind` carrying `obj`.

@@ -228,6 +228,68 @@ impl ObjectCodec for SchemeCodec {
             .map_err(machinery_error)
     }
 
+    fn encode_protobuf_item(&self, bytes: &[u8], rv: i64) -> Option<Result<Vec<u8>, Error>> {
+        if !self.protobuf || self.served != self.storage {
+            return None;
+        }
+        let encode = || {
+            let mut typed = self
+                .factory
+                .scheme()
+                .new_object(&self.gvk())
+                .map_err(Error::internal)?;
+            typed
+                .decode_json(bytes, false)
+                .map_err(|e| self.cannot_handle(e))?;
+            if let Some(meta) = typed.object_meta_mut() {
+                meta.resource_version = rv.to_string();
+            }
+            // A list item carries no TypeMeta.
+            typed.set_api_version_and_kind(String::new(), String::new());
+            let mut out = Vec::with_capacity(bytes.len());
+            typed.encode_protobuf(&mut out).map_err(machinery_error)?;
+            Ok(out)
+        };
+        Some(encode())
+    }
+
+    fn encode_protobuf_list(
+        &self,
+        list_kind: &str,
+        list_meta: &Value,
+        items: &[Arc<[u8]>],
+    ) -> Result<Vec<u8>, Error> {
+        let gvk = self.served.with_kind(list_kind);
+        let mut list = self
+            .factory
+            .scheme()
+            .new_object(&gvk)
+            .map_err(Error::internal)?;
+        list.decode_json_value(serde_json::json!({ "metadata": list_meta }))
+            .map_err(Error::internal)?;
+        list.set_api_version_and_kind(String::new(), String::new());
+        // The list's own message (its metadata; no items), then each item as field 2.
+        let size: usize = items.iter().map(|i| i.len() + 6).sum();
+        let mut body = Vec::with_capacity(size + 64);
+        list.encode_protobuf(&mut body).map_err(machinery_error)?;
+        for item in items {
+            body.push(0x12);
+            prost::encoding::encode_varint(item.len() as u64, &mut body);
+            body.extend_from_slice(item);
+        }
+        let mut out = Vec::with_capacity(body.len() + 64);
+        out.extend_from_slice(&kapi_machinery::serializer::protobuf::PREFIX);
+        kapi_machinery::serializer::protobuf::write_unknown_message(
+            &self.served.api_version(),
+            list_kind,
+            &body,
+            "",
+            "",
+            &mut out,
+        );
+        Ok(out)
+    }
+
     fn encode_protobuf_from_json(&self, json: &[u8]) -> Result<Vec<u8>, Error> {
         // Only the leading kind/apiVersion are read; the rest decodes straight into the type.
         #[derive(serde::Deserialize)]

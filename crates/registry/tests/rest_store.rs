@@ -19,6 +19,7 @@ use kapi_storage::{
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 use support::Backend;
 
 /// A store, a registry with the built-ins (JSON codecs) and the Widget CRD, and the
@@ -692,6 +693,160 @@ mod cases {
         assert_eq!(page.revision, cacher[0].revision());
     }
 
+    /// A list without a resourceVersion (a consistent read) is answered by the watch cache
+    /// once it has caught up with the store (kube's consistent reads from the cache), and
+    /// sees a write made just before it.
+    pub async fn a_consistent_list_is_answered_by_the_watch_cache_once_it_caught_up(h: Harness) {
+        let rest = h.configmaps();
+        let caches = WatchCaches::new(h.store.clone());
+        rest.create(&in_team(), configmap("a", "1")).await.unwrap();
+        let all = Selection::default();
+        let opts = ListOptions::default();
+        let first = rest
+            .list(Some(&caches), Some("team"), &opts, &all, true)
+            .await
+            .unwrap();
+        assert_eq!(names(rest, first.items).await, vec!["a"]);
+        let written = rest.create(&in_team(), configmap("b", "1")).await.unwrap();
+        let page = rest
+            .list(Some(&caches), Some("team"), &opts, &all, true)
+            .await
+            .unwrap();
+        assert!(page.items.iter().all(|i| matches!(i, Item::Cached(_))));
+        assert_eq!(names(rest, page.items).await, vec!["a", "b"]);
+        let written: i64 = meta::resource_version(&written).parse().unwrap();
+        assert!(page.revision >= written);
+        let cacher = &caches.all()[0];
+        assert_eq!(cacher.lists(), 2);
+        assert_eq!(cacher.consistent_reads(), (2, 0));
+    }
+
+    /// A write under another resource moves the store's revision past the cache's; the
+    /// consistent list asks the store watch for progress instead of waiting out its
+    /// deadline and reading the store.
+    pub async fn a_consistent_list_after_a_write_elsewhere_is_still_answered_by_the_cache(
+        h: Harness,
+    ) {
+        let rest = h.configmaps();
+        let caches = WatchCaches::new(h.store.clone());
+        rest.create(&in_team(), configmap("a", "1")).await.unwrap();
+        let all = Selection::default();
+        let opts = ListOptions::default();
+        rest.list(Some(&caches), Some("team"), &opts, &all, true)
+            .await
+            .unwrap();
+        h.store
+            .put(b"/registry/elsewhere/x", b"{}".to_vec())
+            .await
+            .unwrap();
+        let page = rest
+            .list(Some(&caches), Some("team"), &opts, &all, true)
+            .await
+            .unwrap();
+        assert_eq!(names(rest, page.items).await, vec!["a"]);
+        assert_eq!(caches.all()[0].consistent_reads(), (2, 0));
+    }
+
+    /// A paged list's next page comes from the watch cache while nothing under the resource
+    /// changed since the first page, at the first page's revision.
+    pub async fn a_continued_page_comes_from_the_cache_while_nothing_changed(h: Harness) {
+        let rest = h.configmaps();
+        let caches = WatchCaches::new(h.store.clone());
+        for name in ["a", "b", "c"] {
+            rest.create(&in_team(), configmap(name, "1")).await.unwrap();
+        }
+        let all = Selection::default();
+        let first_opts = ListOptions {
+            limit: 2,
+            ..ListOptions::default()
+        };
+        let first = rest
+            .list(Some(&caches), Some("team"), &first_opts, &all, true)
+            .await
+            .unwrap();
+        assert_eq!(first.remaining_item_count, Some(1));
+        let next_opts = ListOptions {
+            limit: 2,
+            continue_token: first.continue_token.clone().expect("a continue token"),
+            ..ListOptions::default()
+        };
+        let next = rest
+            .list(Some(&caches), Some("team"), &next_opts, &all, true)
+            .await
+            .unwrap();
+        assert_eq!(next.revision, first.revision);
+        assert_eq!(names(rest, next.items).await, vec!["c"]);
+        assert_eq!(next.continue_token, None);
+        assert_eq!(caches.all()[0].lists(), 2);
+    }
+
+    /// Once an object under the resource changed, the next page is read from the store at the
+    /// first page's revision: the new object is not on it.
+    pub async fn a_continued_page_after_a_change_is_read_at_the_first_pages_revision(h: Harness) {
+        let rest = h.configmaps();
+        let caches = WatchCaches::new(h.store.clone());
+        for name in ["a", "b", "c"] {
+            rest.create(&in_team(), configmap(name, "1")).await.unwrap();
+        }
+        let all = Selection::default();
+        let first_opts = ListOptions {
+            limit: 2,
+            ..ListOptions::default()
+        };
+        let first = rest
+            .list(Some(&caches), Some("team"), &first_opts, &all, true)
+            .await
+            .unwrap();
+        let written = rest.create(&in_team(), configmap("bb", "1")).await.unwrap();
+        let written: i64 = meta::resource_version(&written).parse().unwrap();
+        let cacher = caches.all()[0].clone();
+        assert!(cacher.wait_for(written, Duration::from_secs(10)).await);
+        let next_opts = ListOptions {
+            limit: 2,
+            continue_token: first.continue_token.clone().expect("a continue token"),
+            ..ListOptions::default()
+        };
+        let next = rest
+            .list(Some(&caches), Some("team"), &next_opts, &all, true)
+            .await
+            .unwrap();
+        assert_eq!(next.revision, first.revision);
+        assert_eq!(names(rest, next.items).await, vec!["c"]);
+        assert_eq!(cacher.lists(), 1, "the store answered the second page");
+    }
+
+    /// A selector on a paged list from the cache fills each page with matching objects and
+    /// continues after the last object examined.
+    pub async fn a_filtered_paged_list_from_the_cache_fills_its_pages(h: Harness) {
+        let rest = h.configmaps();
+        let caches = WatchCaches::new(h.store.clone());
+        for (name, app) in [("a", "web"), ("b", "db"), ("c", "web"), ("d", "web")] {
+            let mut cm = configmap(name, "1");
+            cm["metadata"]["labels"] = json!({"app": app});
+            rest.create(&in_team(), cm).await.unwrap();
+        }
+        let mut opts = ListOptions {
+            limit: 2,
+            label_selector: "app=web".into(),
+            ..ListOptions::default()
+        };
+        let selection = Selection::new(&rest, &opts, None).unwrap();
+        let first = rest
+            .list(Some(&caches), Some("team"), &opts, &selection, true)
+            .await
+            .unwrap();
+        assert_eq!(names(rest, first.items).await, vec!["a", "c"]);
+        assert_eq!(first.remaining_item_count, None);
+        opts.continue_token = first.continue_token.expect("a continue token");
+        let next = rest
+            .list(Some(&caches), Some("team"), &opts, &selection, true)
+            .await
+            .unwrap();
+        assert_eq!(names(rest, next.items).await, vec!["d"]);
+        assert_eq!(next.continue_token, None);
+        assert_eq!(caches.all()[0].lists(), 2);
+    }
+
     /// A namespace being deleted stays (Terminating) while `spec.finalizers` holds it.
     pub async fn a_deleted_namespace_stays_terminating_until_finalized(h: Harness) {
         let rest = h.rest("", "v1", "namespaces");
@@ -713,6 +868,11 @@ mod cases {
 }
 
 backend_suite!(
+    a_consistent_list_is_answered_by_the_watch_cache_once_it_caught_up,
+    a_consistent_list_after_a_write_elsewhere_is_still_answered_by_the_cache,
+    a_continued_page_comes_from_the_cache_while_nothing_changed,
+    a_continued_page_after_a_change_is_read_at_the_first_pages_revision,
+    a_filtered_paged_list_from_the_cache_fills_its_pages,
     admission_mutates_a_create_before_it_is_prepared_and_validates_what_is_stored,
     a_create_refused_by_validating_admission_stores_nothing,
     admission_of_an_update_sees_the_stored_object_as_old,

@@ -21,6 +21,23 @@ fn watch_cache_metrics(caches: &kapi_registry::cache::WatchCaches) -> String {
             c.store_watches()
         ));
     }
+    out.push_str("# HELP kapi_watch_cache_lists_total Lists answered from the watch cache of a storage prefix\n# TYPE kapi_watch_cache_lists_total counter\n");
+    for c in &caches {
+        out.push_str(&format!(
+            "kapi_watch_cache_lists_total{{prefix=\"{}\"}} {}\n",
+            c.prefix(),
+            c.lists()
+        ));
+    }
+    out.push_str("# HELP kapi_watch_cache_consistent_reads_total Consistent lists that waited for the watch cache of a storage prefix: answered by it (fallback=\"false\") or, when it could not catch up in time, by the store (fallback=\"true\")\n# TYPE kapi_watch_cache_consistent_reads_total counter\n");
+    for c in &caches {
+        let (served, fallbacks) = c.consistent_reads();
+        out.push_str(&format!(
+            "kapi_watch_cache_consistent_reads_total{{prefix=\"{}\",fallback=\"false\"}} {served}\nkapi_watch_cache_consistent_reads_total{{prefix=\"{}\",fallback=\"true\"}} {fallbacks}\n",
+            c.prefix(),
+            c.prefix(),
+        ));
+    }
     out.push_str("# HELP kapi_watch_cache_subscribers Watchers and controllers following the watch cache of a storage prefix\n# TYPE kapi_watch_cache_subscribers gauge\n");
     for c in &caches {
         out.push_str(&format!(

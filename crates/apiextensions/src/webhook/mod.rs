@@ -382,6 +382,10 @@ fn is_empty_object(obj: &Value) -> bool {
 
 #[async_trait]
 impl CrConverter for WebhookConverter {
+    fn is_deterministic(&self) -> bool {
+        false
+    }
+
     async fn convert(
         &self,
         mut objects: Vec<Value>,

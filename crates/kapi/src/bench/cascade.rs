@@ -74,6 +74,7 @@ async fn cascade(client: &ApiClient, ns: &str, n: usize, policy: &str, label: &s
         return failed(errors);
     }
     let options = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": policy});
+    super::server_cpu::phase_started();
     let started = Instant::now();
     let deleted = client
         .send(

@@ -79,6 +79,11 @@ impl ApiClient {
         })
     }
 
+    /// The server's URL, as the kubeconfig names it.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
     /// Sends a request and returns the response head with its streaming body.
     pub async fn open(
         &self,

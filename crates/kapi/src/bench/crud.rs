@@ -45,6 +45,7 @@ pub async fn run_many_versions<F>(
 where
     F: Fn(usize) -> (Method, String, Option<Vec<u8>>),
 {
+    super::server_cpu::phase_started();
     let started = Instant::now();
     let mut results: Vec<(usize, Option<(Duration, String)>)> = futures::stream::iter(0..n)
         .map(|i| {

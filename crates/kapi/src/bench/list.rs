@@ -88,6 +88,7 @@ pub async fn measure(
     repeats: usize,
     name: String,
 ) -> Row {
+    super::server_cpu::phase_started();
     let started = Instant::now();
     let results: Vec<Option<Duration>> = futures::stream::iter(0..repeats)
         .map(|_| async move {

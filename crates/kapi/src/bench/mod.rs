@@ -5,7 +5,9 @@
 //! list phases on a CRD's custom resources (rows suffixed ` benchwidgets`); with
 //! `--workloads` the same on Pods and Deployments with a 4 KiB pod spec (rows suffixed
 //! ` pods` and ` deployments`).
-//! Prints a Markdown table, optionally writes JSON.
+//! Prints a Markdown table, optionally writes JSON. Given two kubeconfigs, runs every phase
+//! against each server in turn and prints one table with both (and their ratio). The CPU
+//! time the server process spends per operation is reported when it runs on this machine.
 
 mod cascade;
 mod client;
@@ -13,6 +15,7 @@ mod crud;
 mod custom;
 mod list;
 mod report;
+mod server_cpu;
 mod watch;
 mod workload;
 
@@ -45,8 +48,13 @@ pub enum BenchError {
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
     /// Kubeconfig of the API server to load (current context; token or client certificate).
-    #[arg(long)]
-    pub kubeconfig: PathBuf,
+    /// Given twice, both servers are measured in turn and compared in one table.
+    #[arg(long, required = true, num_args = 1)]
+    pub kubeconfig: Vec<PathBuf>,
+    /// Process id of each server (in the order of the kubeconfigs) whose CPU time to
+    /// report; by default the process listening on a loopback server URL's port is found.
+    #[arg(long, value_delimiter = ',')]
+    pub server_pid: Vec<u32>,
     /// Creates, gets and updates per concurrency level.
     #[arg(long, default_value_t = 2000)]
     pub ops: usize,
@@ -122,8 +130,50 @@ pub fn run(args: BenchArgs) -> ExitCode {
 }
 
 async fn bench(args: BenchArgs) -> Result<(), BenchError> {
-    let client =
-        Arc::new(ApiClient::from_kubeconfig(&args.kubeconfig, args.connections, args.http1).await?);
+    if args.kubeconfig.len() > 2 {
+        return Err(BenchError::Kubeconfig(
+            "at most two kubeconfigs can be compared".into(),
+        ));
+    }
+    let mut runs = Vec::new();
+    for (i, kubeconfig) in args.kubeconfig.iter().enumerate() {
+        let client =
+            Arc::new(ApiClient::from_kubeconfig(kubeconfig, args.connections, args.http1).await?);
+        let pid = args
+            .server_pid
+            .get(i)
+            .copied()
+            .or_else(|| server_cpu::local_server_pid(client.base()));
+        server_cpu::follow(pid);
+        let rows = bench_server(&client, &args).await?;
+        runs.push(report::Run {
+            kubeconfig: kubeconfig.display().to_string(),
+            server: client.base().to_owned(),
+            server_pid: pid,
+            rows,
+        });
+    }
+    server_cpu::follow(None);
+    let json = match runs.as_slice() {
+        [one] => {
+            print!("{}", report::markdown(&one.rows));
+            serde_json::to_vec_pretty(&one.rows)
+        }
+        _ => {
+            print!("{}", report::comparison(&runs));
+            serde_json::to_vec_pretty(&runs)
+        }
+    };
+    if let Some(path) = &args.json {
+        std::fs::write(path, json.unwrap_or_default())
+            .map_err(|e| BenchError::Write(path.clone(), e))?;
+    }
+    Ok(())
+}
+
+/// Every phase against one server; returns its rows.
+async fn bench_server(client: &Arc<ApiClient>, args: &BenchArgs) -> Result<Vec<Row>, BenchError> {
+    let client = client.clone();
     let prefix = &args.namespace_prefix;
     let mut rows: Vec<Row> = Vec::new();
     let ops_ns = format!("{prefix}-ops");
@@ -134,10 +184,10 @@ async fn bench(args: BenchArgs) -> Result<(), BenchError> {
     let mut namespaces = vec![ops_ns];
     if args.custom_resource {
         custom::ensure_crd(&client).await?;
-        namespaces.extend(custom_rows(&client, &args, &mut rows).await?);
+        namespaces.extend(custom_rows(&client, args, &mut rows).await?);
     }
     if args.workloads {
-        namespaces.extend(workload_rows(&client, &args, &mut rows).await?);
+        namespaces.extend(workload_rows(&client, args, &mut rows).await?);
     }
     for &size in &args.list_sizes {
         let ns = format!("{prefix}-list-{size}");
@@ -171,11 +221,6 @@ async fn bench(args: BenchArgs) -> Result<(), BenchError> {
         rows.extend(cascade::cascade_rows(&client, &ns, args.cascade_dependents).await);
         namespaces.push(ns);
     }
-    print!("{}", report::markdown(&rows));
-    if let Some(path) = &args.json {
-        let json = serde_json::to_vec_pretty(&rows).unwrap_or_default();
-        std::fs::write(path, json).map_err(|e| BenchError::Write(path.clone(), e))?;
-    }
     if !args.keep {
         if args.custom_resource {
             custom::delete_crd(&client).await?;
@@ -187,7 +232,7 @@ async fn bench(args: BenchArgs) -> Result<(), BenchError> {
                 .await?;
         }
     }
-    Ok(())
+    Ok(rows)
 }
 
 /// The custom-resource phases (the CRD already Established); returns the namespaces made.

@@ -89,6 +89,7 @@ pub async fn fan_out(client: &Arc<ApiClient>, ns: &str, watchers: usize, events:
     // Watches start at `rv`, so a watcher that is slow to answer misses nothing.
     let all_ready = async { while ready_rx.recv().await.is_some() {} };
     let _ = tokio::time::timeout(Duration::from_secs(10), all_ready).await;
+    super::server_cpu::phase_started();
     let started = Instant::now();
     let labels = format!(r#""watch":"{label}""#);
     for i in 0..events {

@@ -35,6 +35,12 @@ impl Kapi {
         Self::start_with(&["--controllers=*,-root-ca-certificate-publisher-controller"]).await
     }
 
+    /// The server's process id.
+    #[allow(dead_code)]
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, |c| c.id())
+    }
+
     /// Starts kapi on an existing data dir.
     pub async fn start_in(dir: tempfile::TempDir, extra: &[&str]) -> Self {
         let _ = std::fs::remove_file(dir.path().join("kubeconfig"));

@@ -93,6 +93,10 @@ impl CrCodec {
 
 #[async_trait::async_trait]
 impl ObjectCodec for CrCodec {
+    fn is_deterministic(&self) -> bool {
+        self.schemas.converts_deterministically()
+    }
+
     async fn decode_stored(&self, bytes: &[u8]) -> Result<Value, Error> {
         let mut obj: Value = serde_json::from_slice(bytes)
             .map_err(|e| Error::internal(format!("decoding stored object: {e}")))?;

@@ -9,17 +9,22 @@
 
 use super::RestStore;
 use super::options::{ListOptions, ResourceVersionMatch};
-use crate::cache::WatchCaches;
+use crate::cache::{CachedObject, WatchCaches};
 use crate::error::{Error, Result};
 use crate::meta;
 use crate::selectors::{Requirement, Selector, parse_fields, parse_labels};
 use base64::Engine;
 use kapi_storage::{KeyValue, RangeRequest, StoreError};
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How long a `NotOlderThan` list waits for the watch cache to reach its revision.
 const CACHE_WAIT: Duration = Duration::from_secs(3);
+
+/// How long a consistent list waits for the watch cache to catch up with the store before
+/// it reads the store instead.
+const CONSISTENT_WAIT: Duration = Duration::from_secs(3);
 
 /// The revision of an "inconsistent continue" token: list on at the latest revision.
 const INCONSISTENT: i64 = -1;
@@ -91,8 +96,21 @@ impl Selection {
 pub enum Item {
     /// Stored bytes not decoded yet (the key is not kept).
     Raw(KeyValue),
+    /// A watch-cache object not decoded yet, with the encodings earlier lists made of it.
+    Cached(Arc<CachedObject>),
     /// The object, with its resourceVersion.
     Decoded(Value),
+}
+
+impl Item {
+    /// The stored key-value of an undecoded item.
+    pub fn stored(&self) -> Option<&KeyValue> {
+        match self {
+            Item::Raw(kv) => Some(kv),
+            Item::Cached(obj) => Some(&obj.kv),
+            Item::Decoded(_) => None,
+        }
+    }
 }
 
 /// One page of a list.
@@ -163,19 +181,13 @@ impl RestStore<'_> {
 
     /// The listed objects, decoded; the stored ones in one batch (one conversion call).
     pub async fn decode_items(&self, items: Vec<Item>) -> Result<Vec<Value>> {
-        let raw: Vec<&KeyValue> = items
-            .iter()
-            .filter_map(|item| match item {
-                Item::Raw(kv) => Some(kv),
-                Item::Decoded(_) => None,
-            })
-            .collect();
+        let raw: Vec<&KeyValue> = items.iter().filter_map(Item::stored).collect();
         let mut decoded = self.decode_many(&raw).await?.into_iter();
         items
             .into_iter()
             .map(|item| match item {
                 Item::Decoded(v) => Ok(v),
-                Item::Raw(_) => decoded
+                Item::Raw(_) | Item::Cached(_) => decoded
                     .next()
                     .ok_or_else(|| Error::internal("list decode returned too few objects")),
             })
@@ -184,8 +196,9 @@ impl RestStore<'_> {
 
     /// LIST of the objects under `namespace` (every namespace when `None`) that `selection`
     /// keeps, one page as `opts` asks; with `raw` and no selector, objects are left
-    /// undecoded. Unpaged `resourceVersion=0` and `NotOlderThan` lists are answered from
-    /// `caches` when given.
+    /// undecoded. With `caches`, consistent lists (no resourceVersion), their continued
+    /// pages while nothing changed, `resourceVersion=0` and unpaged `NotOlderThan` lists are
+    /// answered from the watch cache; the store answers the rest.
     pub async fn list(
         &self,
         caches: Option<&WatchCaches>,
@@ -319,9 +332,12 @@ impl RestStore<'_> {
         Ok((None, None))
     }
 
-    /// An unpaged list that may be served from the watch cache (`resourceVersion=0`, or
-    /// `resourceVersionMatch=NotOlderThan`), as kube-apiserver serves it: the cache's current
-    /// objects, without a store read. `None` for lists the store answers.
+    /// A list the watch cache answers, as kube-apiserver's cache does: a consistent list
+    /// once the cache has caught up with the store's current revision (progress requested
+    /// from the store watch), `resourceVersion=0` at once, an unpaged `NotOlderThan` once the
+    /// cache reached that revision, and a continued page while nothing under the resource
+    /// changed since its first page. `None` for lists the store answers (exact revisions,
+    /// changed continuations, a cache that cannot catch up in time).
     async fn list_from_cache(
         &self,
         caches: &WatchCaches,
@@ -330,49 +346,109 @@ impl RestStore<'_> {
         prefix: &str,
         raw: bool,
     ) -> Result<Option<ListPage>> {
-        let rv = opts.resource_version.as_str();
-        let not_older = opts.resource_version_match == Some(ResourceVersionMatch::NotOlderThan);
-        let cacheable = opts.limit <= 0
-            && opts.continue_token.is_empty()
-            && (rv == "0" || (not_older && !rv.is_empty()));
-        if !cacheable {
-            return Ok(None);
+        enum Read {
+            Any,
+            NotOlderThan(i64),
+            Consistent,
+            Continue(i64, String),
         }
+        let rv = opts.resource_version.as_str();
+        let matching = opts.resource_version_match;
+        let read = if !opts.continue_token.is_empty() {
+            if !rv.is_empty() && rv != "0" {
+                return Ok(None);
+            }
+            let (rev, start) = decode_continue(&opts.continue_token)?;
+            if rev == INCONSISTENT {
+                return Ok(None);
+            }
+            Read::Continue(rev, format!("{prefix}{start}"))
+        } else if rv.is_empty() {
+            Read::Consistent
+        } else if rv == "0" && matching != Some(ResourceVersionMatch::Exact) {
+            Read::Any
+        } else if matching == Some(ResourceVersionMatch::NotOlderThan) && opts.limit <= 0 {
+            Read::NotOlderThan(parse_rv(rv)?)
+        } else {
+            return Ok(None);
+        };
         let Ok(cacher) = caches
             .get(&self.entry.collection_prefix(None), CACHE_WAIT)
             .await
         else {
             return Ok(None);
         };
-        if rv != "0" {
-            let wanted = parse_rv(rv)?;
-            if !cacher.wait_for(wanted, CACHE_WAIT).await {
-                return Err(self.store_error(
-                    StoreError::FutureRevision {
-                        requested: wanted,
-                        current: cacher.revision(),
-                    },
-                    "",
-                ));
+        let (start_after, at) = match &read {
+            Read::Any => (None, None),
+            Read::NotOlderThan(wanted) => {
+                if !cacher.wait_for(*wanted, CACHE_WAIT).await {
+                    return Err(self.store_error(
+                        StoreError::FutureRevision {
+                            requested: *wanted,
+                            current: cacher.revision(),
+                        },
+                        "",
+                    ));
+                }
+                (None, None)
+            }
+            Read::Consistent => {
+                let Ok(current) = self.store.current_revision().await else {
+                    return Ok(None);
+                };
+                if !cacher.wait_fresh(current, CONSISTENT_WAIT).await {
+                    return Ok(None);
+                }
+                (None, None)
+            }
+            Read::Continue(rev, start) => (Some(start.as_bytes()), Some(*rev)),
+        };
+        let Some(snapshot) = cacher.snapshot(prefix, start_after, at) else {
+            return Ok(None);
+        };
+        let limit = usize::try_from(opts.limit.max(0)).unwrap_or(0);
+        let objects = snapshot.objects;
+        let total = objects.len();
+        let mut items = Vec::new();
+        let mut examined = 0;
+        if raw && selection.is_empty() {
+            examined = if limit > 0 { limit.min(total) } else { total };
+            items.extend(objects[..examined].iter().cloned().map(Item::Cached));
+        } else {
+            // One decode per page-sized chunk (one conversion call for a custom resource in
+            // another version), stopping once the page is full.
+            let chunk = if limit > 0 { limit } else { total.max(1) };
+            'chunks: for group in objects.chunks(chunk) {
+                let kvs: Vec<&KeyValue> = group.iter().map(|o| &o.kv).collect();
+                for obj in self.decode_many(&kvs).await? {
+                    examined += 1;
+                    if selection.matches(self, &obj) {
+                        items.push(Item::Decoded(obj));
+                        if limit > 0 && items.len() == limit {
+                            break 'chunks;
+                        }
+                    }
+                }
             }
         }
-        let (kvs, revision) = cacher.list(prefix);
-        let items = if raw {
-            kvs.into_iter().map(Item::Raw).collect()
-        } else {
-            self.decode_many(&kvs.iter().collect::<Vec<_>>())
-                .await?
-                .into_iter()
-                .filter(|obj| selection.matches(self, obj))
-                .map(Item::Decoded)
-                .collect()
-        };
-        Ok(Some(ListPage {
+        let mut page = ListPage {
             items,
-            revision,
+            revision: snapshot.revision,
             continue_token: None,
             remaining_item_count: None,
-        }))
+        };
+        if limit > 0
+            && examined < total
+            && let Some(last) = examined.checked_sub(1).and_then(|i| objects.get(i))
+        {
+            let key = String::from_utf8_lossy(&last.kv.key);
+            let rel = key.strip_prefix(prefix).unwrap_or(&key);
+            page.continue_token = Some(encode_continue(snapshot.revision, rel));
+            if selection.is_empty() {
+                page.remaining_item_count = Some((total - examined) as i64);
+            }
+        }
+        Ok(Some(page))
     }
 
     /// A failed range as the list's error: a compacted continue token is 410 with a token

@@ -1,6 +1,7 @@
 //! LIST: the REST store's list (`kapi_registry::rest::list`: selectors, pagination,
-//! resourceVersion semantics, the watch cache) encoded for the client; a plain JSON or
-//! protobuf list splices the stored bytes instead of decoding and encoding each object.
+//! resourceVersion semantics, the watch cache) encoded for the client; a plain JSON list
+//! splices the stored bytes, and a protobuf list joins each object's protobuf message (kept
+//! by the watch cache), instead of decoding and encoding each object.
 
 use super::Ctx;
 use crate::negotiate::{Media, Transform};
@@ -13,6 +14,7 @@ use kapi_registry::rest::list::{Item, ListPage, Selection};
 use kapi_registry::rest::options::ListOptions;
 use kapi_storage::KeyValue;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// The options and selectors of a list, delete-collection or watch.
 pub struct Filter {
@@ -83,57 +85,114 @@ async fn list_page(ctx: &Ctx, filter: &Filter, raw: bool) -> Result<ListPage, Ap
         .await?)
 }
 
-/// Writes a plain JSON list by splicing stored objects (no decode/encode round trip).
+/// Writes a plain JSON list by splicing stored objects (no decode/encode round trip); items
+/// in another version are decoded together (one conversion), and the watch cache keeps what
+/// a deterministic codec made of them for the next list.
 async fn raw_json_list(
     ctx: &Ctx,
     items: Vec<Item>,
     list_meta: &Value,
 ) -> Result<Vec<u8>, ApiError> {
     let e = &ctx.entry;
+    let codec = &e.codec;
     let mut out = format!(
         "{{\"kind\":{},\"apiVersion\":{},\"metadata\":{list_meta},\"items\":[",
         Value::from(e.names.list_kind.as_str()),
         Value::from(e.api_version())
     )
     .into_bytes();
-    let spliced: Vec<Option<Vec<u8>>> = items
+    let ready: Vec<Option<Bytes>> = items
         .iter()
         .map(|item| match item {
-            Item::Raw(kv) => e
-                .codec
-                .stored_json_with_resource_version(&kv.value, kv.mod_revision),
+            Item::Raw(kv) => codec
+                .stored_json_with_resource_version(&kv.value, kv.mod_revision)
+                .map(Bytes::Owned),
+            Item::Cached(obj) => codec
+                .stored_json_with_resource_version(&obj.kv.value, obj.kv.mod_revision)
+                .map(Bytes::Owned)
+                .or_else(|| obj.json_for(codec).map(Bytes::Shared)),
             Item::Decoded(_) => None,
         })
         .collect();
     // Items that cannot be spliced (another version) are decoded together: one conversion.
     let undecoded: Vec<&KeyValue> = items
         .iter()
-        .zip(&spliced)
-        .filter_map(|(item, s)| match (item, s) {
-            (Item::Raw(kv), None) => Some(kv),
-            _ => None,
-        })
+        .zip(&ready)
+        .filter_map(|(item, r)| r.is_none().then(|| item.stored()).flatten())
         .collect();
     let mut decoded = ctx.decode_many(&undecoded).await?.into_iter();
-    for (i, (item, spliced)) in items.into_iter().zip(spliced).enumerate() {
+    let keep = codec.is_deterministic();
+    for (i, (item, ready)) in items.into_iter().zip(ready).enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        match (spliced, item) {
-            (Some(bytes), _) => out.extend_from_slice(&bytes),
-            (None, Item::Raw(_)) => {
+        match (ready, item) {
+            (Some(bytes), _) => out.extend_from_slice(bytes.as_slice()),
+            (None, Item::Decoded(v)) => {
+                serde_json::to_writer(&mut out, &v).map_err(ApiError::internal)?
+            }
+            (None, item) => {
                 let obj = decoded
                     .next()
                     .ok_or_else(|| ApiError::internal("list decode returned too few objects"))?;
-                serde_json::to_writer(&mut out, &obj).map_err(ApiError::internal)?
-            }
-            (None, Item::Decoded(v)) => {
-                serde_json::to_writer(&mut out, &v).map_err(ApiError::internal)?
+                let start = out.len();
+                serde_json::to_writer(&mut out, &obj).map_err(ApiError::internal)?;
+                if keep && let Item::Cached(cached) = item {
+                    cached.keep_json(codec, out[start..].into());
+                }
             }
         }
     }
     out.extend_from_slice(b"]}\n");
     Ok(out)
+}
+
+/// An item's JSON: spliced for this list, or kept by the watch cache.
+enum Bytes {
+    Owned(Vec<u8>),
+    Shared(Arc<[u8]>),
+}
+
+impl Bytes {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Bytes::Owned(v) => v,
+            Bytes::Shared(a) => a,
+        }
+    }
+}
+
+/// Writes a protobuf list from each item's protobuf message (kept by the watch cache once
+/// made), without a JSON round trip; kinds or versions without such items go through JSON.
+async fn protobuf_list(
+    ctx: &Ctx,
+    items: Vec<Item>,
+    list_meta: &Value,
+) -> Result<Vec<u8>, ApiError> {
+    let codec = &ctx.entry.codec;
+    let mut encoded: Vec<Arc<[u8]>> = Vec::with_capacity(items.len());
+    let mut direct = codec.supports_protobuf();
+    for item in &items {
+        if !direct {
+            break;
+        }
+        let bytes = match item {
+            Item::Cached(obj) => obj.protobuf_item(codec.as_ref()),
+            Item::Raw(kv) => codec
+                .encode_protobuf_item(&kv.value, kv.mod_revision)
+                .map(|r| r.map(Arc::from)),
+            Item::Decoded(_) => None,
+        };
+        match bytes {
+            Some(bytes) => encoded.push(bytes?),
+            None => direct = false,
+        }
+    }
+    if direct {
+        return Ok(codec.encode_protobuf_list(&ctx.entry.names.list_kind, list_meta, &encoded)?);
+    }
+    let json = raw_json_list(ctx, items, list_meta).await?;
+    Ok(codec.encode_protobuf_from_json(&json)?)
 }
 
 /// GET of a collection.
@@ -156,18 +215,11 @@ pub async fn list(ctx: &Ctx) -> Response {
         Err(e) => return ctx.writer.error(e),
     };
     if raw {
-        let body = raw_json_list(ctx, items, &list_meta)
-            .await
-            .and_then(|json| {
-                if raw_protobuf {
-                    ctx.entry
-                        .codec
-                        .encode_protobuf_from_json(&json)
-                        .map_err(ApiError::from)
-                } else {
-                    Ok(json)
-                }
-            });
+        let body = if raw_protobuf {
+            protobuf_list(ctx, items, &list_meta).await
+        } else {
+            raw_json_list(ctx, items, &list_meta).await
+        };
         return match body {
             Ok(body) => bytes_response(StatusCode::OK, w.output.media.as_str(), body),
             Err(e) => ctx.writer.error(e),
