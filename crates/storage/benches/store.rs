@@ -30,6 +30,15 @@ fn backends(rt: &Runtime) -> Vec<Backend> {
     let mut config = EmbeddedConfig::new(dir.path());
     config.compaction_interval = None;
     let embedded = rt.block_on(async { EmbeddedStore::open(config) }).unwrap();
+    // The same store with every redb commit durable itself (no write-ahead log): the
+    // figures before issue 19.
+    let plain_dir = tempfile::tempdir().unwrap();
+    let mut plain_config = EmbeddedConfig::new(plain_dir.path());
+    plain_config.compaction_interval = None;
+    plain_config.write_ahead_log = false;
+    let plain = rt
+        .block_on(async { EmbeddedStore::open(plain_config) })
+        .unwrap();
     let etcd = rt.block_on(EtcdProcess::start());
     let url = etcd.client_url.clone();
     let etcd_store = rt
@@ -40,6 +49,11 @@ fn backends(rt: &Runtime) -> Vec<Backend> {
             name: "embedded",
             store: embedded,
             _guard: Box::new(dir),
+        },
+        Backend {
+            name: "embedded-no-wal",
+            store: plain,
+            _guard: Box::new(plain_dir),
         },
         Backend {
             name: "etcd",

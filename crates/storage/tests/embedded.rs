@@ -58,6 +58,67 @@ async fn a_new_store_directory_and_file_are_private_to_the_owner() {
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&dir), 0o700);
     assert_eq!(mode(&dir.join(kapi_storage::embedded::DB_FILE)), 0o600);
+    assert_eq!(mode(&dir.join(kapi_storage::embedded::WAL_FILE)), 0o600);
+}
+
+fn wal_len(dir: &std::path::Path) -> Option<u64> {
+    std::fs::metadata(dir.join(kapi_storage::embedded::WAL_FILE))
+        .ok()
+        .map(|m| m.len())
+}
+
+/// Each write batch is made durable in the write-ahead log before it is answered; closing
+/// the store checkpoints redb and leaves the log empty, and reopening finds every key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_is_in_the_log_until_the_store_closes_with_a_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path());
+    cfg.checkpoint_idle = None;
+    let store = EmbeddedStore::open(cfg.clone()).unwrap();
+    for i in 0..20 {
+        store
+            .create(format!("/k/{i:02}").as_bytes(), b"v".to_vec())
+            .await
+            .unwrap();
+    }
+    assert!(wal_len(dir.path()).unwrap() > 0, "batches are logged");
+    store.close().await.unwrap();
+    assert_eq!(wal_len(dir.path()), Some(0), "closing checkpoints");
+    let store = EmbeddedStore::open(cfg).unwrap();
+    let all = store.range(RangeRequest::prefix(b"/k/")).await.unwrap();
+    assert_eq!(all.kvs.len(), 20);
+    assert_eq!(all.revision, 20);
+}
+
+/// A store that has been idle for `checkpoint_idle` checkpoints on its own: the log is
+/// emptied while the store stays open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_store_checkpoints_and_empties_its_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path());
+    cfg.checkpoint_idle = Some(Duration::from_millis(20));
+    let store = EmbeddedStore::open(cfg).unwrap();
+    store.put(b"/k", b"v".to_vec()).await.unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while wal_len(dir.path()) != Some(0) {
+        assert!(std::time::Instant::now() < deadline, "no idle checkpoint");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(store.get(b"/k", None).await.unwrap().unwrap().value, b"v");
+}
+
+/// With the log off every redb commit is durable itself and no log file is made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_log_every_commit_is_durable_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path());
+    cfg.write_ahead_log = false;
+    let store = EmbeddedStore::open(cfg.clone()).unwrap();
+    store.put(b"/k", b"v".to_vec()).await.unwrap();
+    store.close().await.unwrap();
+    assert_eq!(wal_len(dir.path()), None);
+    let store = EmbeddedStore::open(cfg).unwrap();
+    assert_eq!(store.get(b"/k", None).await.unwrap().unwrap().value, b"v");
 }
 
 #[tokio::test]

@@ -150,6 +150,7 @@ async fn bench(args: BenchArgs) -> Result<(), BenchError> {
             kubeconfig: kubeconfig.display().to_string(),
             server: client.base().to_owned(),
             server_pid: pid,
+            server_rss_mib: pid.and_then(server_cpu::rss_mib),
             rows,
         });
     }
@@ -157,6 +158,9 @@ async fn bench(args: BenchArgs) -> Result<(), BenchError> {
     let json = match runs.as_slice() {
         [one] => {
             print!("{}", report::markdown(&one.rows));
+            if let Some(rss) = one.server_rss_mib {
+                println!("\nserver RSS after the run: {rss:.0} MiB");
+            }
             serde_json::to_vec_pretty(&one.rows)
         }
         _ => {

@@ -36,6 +36,8 @@ pub struct Run {
     pub server: String,
     /// The server process followed for CPU time, if it is local.
     pub server_pid: Option<u32>,
+    /// The server's resident memory after its run, in MiB, if it is local.
+    pub server_rss_mib: Option<f64>,
     /// What was measured.
     pub rows: Vec<Row>,
 }
@@ -173,6 +175,7 @@ mod tests {
             kubeconfig: format!("{server}.kubeconfig"),
             server: server.to_owned(),
             server_pid: None,
+            server_rss_mib: None,
             rows,
         };
         let a = run("https://a", vec![row("get", 1, 300), row("create", 1, 100)]);

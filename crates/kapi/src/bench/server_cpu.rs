@@ -60,6 +60,14 @@ fn clock_ticks_per_second() -> f64 {
     if ticks > 0 { ticks as f64 } else { 100.0 }
 }
 
+/// Resident memory of process `pid` in MiB (`VmRSS` of `/proc/<pid>/status`).
+pub fn rss_mib(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
 /// The process listening on the loopback port of `url`, when the server is local.
 pub fn local_server_pid(url: &str) -> Option<u32> {
     let uri: http::Uri = url.parse().ok()?;
@@ -141,8 +149,9 @@ mod tests {
     }
 
     #[test]
-    fn this_process_has_cpu_seconds() {
+    fn this_process_has_cpu_seconds_and_resident_memory() {
         assert!(cpu_seconds(std::process::id()).is_some());
+        assert!(rss_mib(std::process::id()).is_some_and(|m| m > 0.0));
     }
 
     #[test]

@@ -1,11 +1,15 @@
-//! The embedded backend, kapi's default: one redb file in a data directory, one writer
-//! thread with group commit, watches served from the revision log and an in-memory fan-out.
+//! The embedded backend, kapi's default: one redb file and a write-ahead log in a data
+//! directory, one writer thread with group commit (one log fsync per batch; redb made durable
+//! at checkpoints), watches served from the revision log and an in-memory fan-out.
 
 mod compaction;
 mod reader;
 mod tables;
+mod wal;
 mod watch;
 mod writer;
+
+pub use wal::WAL_FILE;
 
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::PathBuf;
@@ -41,6 +45,13 @@ pub struct EmbeddedConfig {
     pub watch_buffer: usize,
     /// Write requests queued before callers wait for the writer.
     pub write_queue: usize,
+    /// Make each batch durable by appending it to the write-ahead log ([`WAL_FILE`], one
+    /// small fsync) and commit redb without an fsync until a checkpoint; when false, every
+    /// redb commit is durable itself (a dozen scattered pages per fsync).
+    pub write_ahead_log: bool,
+    /// Checkpoint (make redb durable and empty the log) once no write came for this long;
+    /// `None`: only after many batches and when the store closes.
+    pub checkpoint_idle: Option<Duration>,
 }
 
 impl EmbeddedConfig {
@@ -53,6 +64,8 @@ impl EmbeddedConfig {
             cache_size: 256 << 20,
             watch_buffer: 64,
             write_queue: 16384,
+            write_ahead_log: true,
+            checkpoint_idle: Some(Duration::from_millis(100)),
         }
     }
 }
@@ -129,7 +142,15 @@ impl EmbeddedStore {
         tables::create_tables(&db)?;
         let (writes, requests) = mpsc::channel(config.write_queue);
         let (events, _) = broadcast::channel(config.watch_buffer.max(1));
-        let writer = Writer::new(db.clone(), requests, events.clone())?;
+        let mut writer = Writer::new(db.clone(), requests, events.clone())?;
+        // A log left by a run with the log on is replayed even when it is now off.
+        if config.write_ahead_log || config.dir.join(WAL_FILE).exists() {
+            let (wal, records) = wal::Wal::open(&config.dir)?;
+            writer = writer.with_wal(wal, records, config.checkpoint_idle)?;
+            if !config.write_ahead_log {
+                writer = writer.without_wal();
+            }
+        }
         let thread = std::thread::Builder::new()
             .name("kapi-store-writer".into())
             .spawn(move || writer.run())

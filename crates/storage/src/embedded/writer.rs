@@ -1,8 +1,13 @@
 //! The single writer: one OS thread that drains every queued write request into one redb
-//! transaction, commits it durably (group commit: one fsync for the whole batch), answers the
-//! callers and publishes the committed events to the watch fan-out.
+//! transaction, makes it durable (group commit: one fsync for the whole batch — of the
+//! write-ahead log's append, or of redb's own commit when the log is off), answers the callers
+//! and publishes the committed events to the watch fan-out. With the log, redb commits
+//! without an fsync and is made durable at checkpoints: when no write came for
+//! [`EmbeddedConfig::checkpoint_idle`](super::EmbeddedConfig), after [`CHECKPOINT_BATCHES`]
+//! batches or [`CHECKPOINT_BYTES`] of log, and when the store closes.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use redb::{Database, Durability, ReadableDatabase, ReadableTable};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -12,6 +17,7 @@ use super::tables::{
     self, COMPACT_REVISION, CURRENT_REVISION, META, PHYSICAL_COMPACT_REVISION, Tables, db_err,
     open_tables, to_disk,
 };
+use super::wal::{Wal, WalRecord};
 use crate::error::{Result, StoreError};
 use crate::types::{DeleteResponse, Event, KeyValue};
 
@@ -23,9 +29,13 @@ const LINGER: std::time::Duration = std::time::Duration::from_micros(200);
 const BUSY_COMPACTION_CHUNK: usize = 256;
 /// Log entries compacted per transaction while no writes are waiting.
 const IDLE_COMPACTION_CHUNK: usize = 4096;
+/// Batches committed without an fsync before a checkpoint is forced.
+pub const CHECKPOINT_BATCHES: usize = 4096;
+/// Bytes of write-ahead log before a checkpoint is forced.
+pub const CHECKPOINT_BYTES: u64 = 16 << 20;
 
 /// One write the caller wants committed.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum WriteOp {
     /// Create if absent.
     Create { key: Vec<u8>, value: Vec<u8> },
@@ -86,6 +96,12 @@ pub struct Writer {
     requests: mpsc::Receiver<WriteRequest>,
     events: broadcast::Sender<Arc<CommittedBatch>>,
     counters: Counters,
+    /// The write-ahead log; `None`: every redb commit is durable itself.
+    wal: Option<Wal>,
+    /// Batches redb committed without an fsync since the last checkpoint.
+    unsynced: usize,
+    /// How long without writes before a checkpoint (`None`: only when forced).
+    checkpoint_idle: Option<Duration>,
 }
 
 type Replies = Vec<Result<WriteOutcome>>;
@@ -111,15 +127,131 @@ impl Writer {
             requests,
             events,
             counters,
+            wal: None,
+            unsynced: 0,
+            checkpoint_idle: None,
         })
     }
 
-    /// Runs until every request sender is dropped.
+    /// Logs every batch in `wal` before answering it, checkpointing after `checkpoint_idle`
+    /// without writes; first replays `records` (the batches after redb's last durable
+    /// commit) and checkpoints them.
+    pub fn with_wal(
+        mut self,
+        wal: Wal,
+        records: Vec<WalRecord>,
+        checkpoint_idle: Option<Duration>,
+    ) -> Result<Self> {
+        self.wal = Some(wal);
+        self.checkpoint_idle = checkpoint_idle;
+        let replayed = self.replay(records)?;
+        if replayed > 0 {
+            tracing::info!(
+                batches = replayed,
+                revision = self.counters.current,
+                "embedded store: replayed the write-ahead log"
+            );
+        }
+        self.checkpoint()?;
+        // Records redb already held (a checkpoint the log's truncation did not follow).
+        if let Some(wal) = self.wal.as_mut()
+            && wal.bytes() > 0
+        {
+            wal.truncate()?;
+        }
+        Ok(self)
+    }
+
+    /// Stops logging (after a replay): every redb commit is durable itself from now on.
+    pub fn without_wal(mut self) -> Self {
+        self.wal = None;
+        self
+    }
+
+    /// Re-applies the logged batches that start at redb's revision, in order, through the
+    /// same code that applied them first; earlier ones are already in redb.
+    fn replay(&mut self, records: Vec<WalRecord>) -> Result<usize> {
+        let mut replayed = 0;
+        for record in records {
+            if record.start_revision < self.counters.current {
+                continue;
+            }
+            if record.start_revision > self.counters.current {
+                return Err(StoreError::Internal(format!(
+                    "the write-ahead log continues at revision {} but the store is at {}: \
+                     batches in between are missing",
+                    record.start_revision, self.counters.current
+                )));
+            }
+            let before = self.counters;
+            let result = (|| {
+                let mut txn = self.db.begin_write().map_err(db_err)?;
+                txn.set_durability(Durability::None)
+                    .map_err(|e| StoreError::Internal(e.to_string()))?;
+                {
+                    let mut t = open_tables(&txn)?;
+                    let mut events = Vec::new();
+                    for op in &record.ops {
+                        // The answers were given before the crash; only the state matters.
+                        let _ = self.apply_one(&mut t, op, &mut events)?;
+                    }
+                    self.store_counters(&mut t)?;
+                }
+                txn.commit().map_err(db_err)
+            })();
+            if let Err(e) = result {
+                self.counters = before;
+                return Err(e);
+            }
+            self.unsynced += 1;
+            replayed += 1;
+        }
+        Ok(replayed)
+    }
+
+    /// Makes everything redb committed durable, then empties the log.
+    fn checkpoint(&mut self) -> Result<()> {
+        if self.unsynced == 0 {
+            return Ok(());
+        }
+        let mut txn = self.db.begin_write().map_err(db_err)?;
+        txn.set_durability(Durability::Immediate)
+            .map_err(|e| StoreError::Internal(e.to_string()))?;
+        txn.commit().map_err(db_err)?;
+        if let Some(wal) = self.wal.as_mut() {
+            wal.truncate()?;
+        }
+        self.unsynced = 0;
+        Ok(())
+    }
+
+    /// Checkpoints, logging a failure (the log keeps every batch; the next one retries).
+    fn try_checkpoint(&mut self) {
+        if let Err(error) = self.checkpoint() {
+            tracing::error!(%error, "embedded store checkpoint failed; retrying later");
+        }
+    }
+
+    /// Whether enough went into the log since the last checkpoint to force one.
+    fn checkpoint_due(&self) -> bool {
+        self.unsynced >= CHECKPOINT_BATCHES
+            || self
+                .wal
+                .as_ref()
+                .is_some_and(|w| w.bytes() >= CHECKPOINT_BYTES)
+    }
+
+    /// Runs until every request sender is dropped, then checkpoints.
     pub fn run(mut self) {
+        // Waits for a request with a deadline (the idle checkpoint) on this thread.
+        let timer = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build();
         // Writers answered by one commit come back at about the same time; waiting briefly
         // for as many requests as the last batch had keeps batches (and fsyncs) full.
         let mut expected = 1usize;
         loop {
+            let idle = self.checkpoint_idle.filter(|_| self.unsynced > 0);
             let first = if self.counters.physical < self.counters.compact {
                 match self.requests.try_recv() {
                     Ok(request) => request,
@@ -128,6 +260,17 @@ impl Writer {
                         continue;
                     }
                     Err(mpsc::error::TryRecvError::Disconnected) => break,
+                }
+            } else if let (Some(idle), Ok(timer)) = (idle, timer.as_ref()) {
+                let requests = &mut self.requests;
+                // The timeout's timer must be made inside the runtime.
+                match timer.block_on(async { tokio::time::timeout(idle, requests.recv()).await }) {
+                    Ok(Some(request)) => request,
+                    Ok(None) => break,
+                    Err(_) => {
+                        self.try_checkpoint();
+                        continue;
+                    }
                 }
             } else {
                 match self.requests.blocking_recv() {
@@ -138,7 +281,11 @@ impl Writer {
             let batch = self.collect_batch(first, expected);
             expected = batch.len();
             self.commit_batch(batch);
+            if self.checkpoint_due() {
+                self.try_checkpoint();
+            }
         }
+        self.try_checkpoint();
         tracing::debug!("embedded store writer stopped");
     }
 
@@ -189,8 +336,14 @@ impl Writer {
     }
 
     fn apply_batch(&mut self, batch: &[WriteRequest]) -> Result<(Replies, Vec<Event>)> {
+        let start_revision = self.counters.current;
         let mut txn = self.db.begin_write().map_err(db_err)?;
-        txn.set_durability(Durability::Immediate)
+        let durability = if self.wal.is_some() {
+            Durability::None
+        } else {
+            Durability::Immediate
+        };
+        txn.set_durability(durability)
             .map_err(|e| StoreError::Internal(e.to_string()))?;
         let mut replies = Vec::with_capacity(batch.len());
         let mut events = Vec::with_capacity(batch.len());
@@ -209,14 +362,32 @@ impl Writer {
             }
             self.store_counters(&mut t)?;
         }
-        txn.commit().map_err(db_err)?;
+        if let Some(wal) = self.wal.as_mut() {
+            // Durable before anyone is answered or can read it.
+            let ops: Vec<&WriteOp> = batch.iter().map(|r| &r.op).collect();
+            wal.append(start_revision, &ops)?;
+            if let Err(e) = txn.commit() {
+                // Not applied: the log must not apply it on the next start either.
+                wal.remove_last()?;
+                return Err(db_err(e));
+            }
+            self.unsynced += 1;
+        } else {
+            txn.commit().map_err(db_err)?;
+        }
         Ok((replies, events))
     }
 
     fn compact_idle(&mut self) {
         let before = self.counters;
+        let logged = self.wal.is_some();
         let result = (|| {
-            let txn = self.db.begin_write().map_err(db_err)?;
+            let mut txn = self.db.begin_write().map_err(db_err)?;
+            if logged {
+                // Lost in a crash, compaction only runs again: no fsync of its own.
+                txn.set_durability(Durability::None)
+                    .map_err(|e| StoreError::Internal(e.to_string()))?;
+            }
             {
                 let mut t = open_tables(&txn)?;
                 self.counters.physical = compact_chunk(
@@ -229,6 +400,9 @@ impl Writer {
             }
             txn.commit().map_err(db_err)
         })();
+        if result.is_ok() && logged {
+            self.unsynced += 1;
+        }
         if let Err(error) = result {
             tracing::error!(%error, "embedded store compaction failed; retrying on the next request");
             self.counters = before;
@@ -392,5 +566,91 @@ fn live(t: &Tables<'_>, key: &[u8]) -> Result<Option<KeyValue>> {
     match t.kv.get(key).map_err(db_err)? {
         Some(record) => Ok(Some(tables::decode_live(key, record.value())?)),
         None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::embedded::reader;
+    use crate::embedded::wal::Wal;
+
+    fn open(dir: &std::path::Path) -> (Arc<Database>, Writer) {
+        let db = Arc::new(Database::create(dir.join("kapi.redb")).unwrap());
+        tables::create_tables(&db).unwrap();
+        let (_tx, rx) = mpsc::channel(1);
+        let (events, _) = broadcast::channel(1);
+        let writer = Writer::new(db.clone(), rx, events).unwrap();
+        (db, writer)
+    }
+
+    fn create(key: &str, value: &str) -> WriteOp {
+        WriteOp::Create {
+            key: key.as_bytes().to_vec(),
+            value: value.as_bytes().to_vec(),
+        }
+    }
+
+    /// Replay applies the logged batches that start where redb is, in order, skips those
+    /// redb already holds, and leaves the log empty after its checkpoint.
+    #[test]
+    fn replay_applies_the_batches_after_redbs_revision_and_skips_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let (db, writer) = open(dir.path());
+        let (wal, _) = Wal::open(dir.path()).unwrap();
+        let records = vec![
+            WalRecord {
+                start_revision: 0,
+                ops: vec![create("/a", "1"), create("/b", "1"), create("/a", "dup")],
+            },
+            // Already applied (as after a checkpoint whose truncation did not happen).
+            WalRecord {
+                start_revision: 1,
+                ops: vec![create("/stale", "1")],
+            },
+            WalRecord {
+                start_revision: 2,
+                ops: vec![
+                    WriteOp::Update {
+                        key: b"/a".to_vec(),
+                        value: b"2".to_vec(),
+                        expected: 1,
+                    },
+                    WriteOp::Delete {
+                        key: b"/b".to_vec(),
+                        expected: None,
+                    },
+                ],
+            },
+        ];
+        let writer = writer.with_wal(wal, records, None).unwrap();
+        assert_eq!(writer.counters.current, 4);
+        assert_eq!(writer.wal.as_ref().unwrap().bytes(), 0);
+        let a = reader::get(&db, b"/a", None).unwrap().unwrap();
+        assert_eq!(
+            (a.value.as_slice(), a.mod_revision, a.version),
+            (&b"2"[..], 3, 2)
+        );
+        assert!(reader::get(&db, b"/b", None).unwrap().is_none());
+        assert!(reader::get(&db, b"/stale", None).unwrap().is_none());
+        assert_eq!(tables::read_revisions(&db).unwrap().0, 4);
+    }
+
+    /// A log that continues past redb's revision with batches missing in between is an error,
+    /// not a silent loss.
+    #[test]
+    fn a_gap_between_redb_and_the_log_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_db, writer) = open(dir.path());
+        let (wal, _) = Wal::open(dir.path()).unwrap();
+        let records = vec![WalRecord {
+            start_revision: 5,
+            ops: vec![create("/a", "1")],
+        }];
+        let err = writer.with_wal(wal, records, None).err().unwrap();
+        assert!(
+            err.to_string().contains("batches in between are missing"),
+            "{err}"
+        );
     }
 }
