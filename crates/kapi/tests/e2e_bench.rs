@@ -25,11 +25,19 @@ const EXPECTED: [&str; 12] = [
 /// Runs `kapi bench` against `kapi` with `args` and `--json`; asserts it succeeded and
 /// returns its stdout and the JSON rows.
 fn run_bench(kapi: &Kapi, args: &[&str]) -> (String, Vec<serde_json::Value>) {
-    let report = kapi.dir.path().join("bench.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_kapi"))
-        .arg("bench")
-        .arg("--kubeconfig")
-        .arg(kapi.kubeconfig())
+    run_bench_on(&[kapi], args)
+}
+
+/// Runs `kapi bench` against every server of `kapis` (one `--kubeconfig` each) with `args`
+/// and `--json`; asserts it succeeded and returns its stdout and the JSON report's entries.
+fn run_bench_on(kapis: &[&Kapi], args: &[&str]) -> (String, Vec<serde_json::Value>) {
+    let report = kapis[0].dir.path().join("bench.json");
+    let mut bench = Command::new(env!("CARGO_BIN_EXE_kapi"));
+    bench.arg("bench");
+    for kapi in kapis {
+        bench.arg("--kubeconfig").arg(kapi.kubeconfig());
+    }
+    let out = bench
         .args(args)
         .arg("--json")
         .arg(&report)
@@ -41,8 +49,8 @@ fn run_bench(kapi: &Kapi, args: &[&str]) -> (String, Vec<serde_json::Value>) {
         "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let rows = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
-    (stdout, rows)
+    let entries = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    (stdout, entries)
 }
 
 /// The row of `op` at concurrency `c`.
@@ -97,31 +105,24 @@ async fn kapi_bench_reports_every_row_with_nonzero_counts() {
 async fn kapi_bench_given_two_kubeconfigs_compares_both_servers_in_one_table() {
     let a = Kapi::start().await;
     let b = Kapi::start().await;
-    let report = a.dir.path().join("compare.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_kapi"))
-        .arg("bench")
-        .arg("--kubeconfig")
-        .arg(a.kubeconfig())
-        .arg("--kubeconfig")
-        .arg(b.kubeconfig())
-        .args(["--ops", "10", "--concurrency", "1", "--list-sizes", "20"])
-        .args([
+    let (stdout, runs) = run_bench_on(
+        &[&a, &b],
+        &[
+            "--ops",
+            "10",
+            "--concurrency",
+            "1",
+            "--list-sizes",
+            "20",
             "--list-repeats",
             "2",
             "--page-size",
             "10",
             "--watchers",
             "1",
-        ])
-        .args(["--watch-events", "3", "--json"])
-        .arg(&report)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+            "--watch-events",
+            "3",
+        ],
     );
     assert!(stdout.starts_with(&format!("A: {}", a.url)), "{stdout}");
     assert!(stdout.contains(&format!("B: {}", b.url)), "{stdout}");
@@ -134,8 +135,6 @@ async fn kapi_bench_given_two_kubeconfigs_compares_both_servers_in_one_table() {
         .find(|l| l.starts_with("| create | 1 |"))
         .unwrap_or_else(|| panic!("no create row: {stdout}"));
     assert!(create.trim_end().ends_with("× |"), "{create}");
-    let runs: Vec<serde_json::Value> =
-        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     assert_eq!(runs.len(), 2);
     for (run, kapi) in runs.iter().zip([&a, &b]) {
         assert_eq!(run["server"], kapi.url.as_str(), "{run}");

@@ -8,7 +8,7 @@ use kapi_registry::builtin::json_entries;
 use kapi_registry::cache::WatchCaches;
 use kapi_registry::entry::{Registry, RegistryTable, ResourceEntry};
 use kapi_registry::rest::admission::{Admission, AdmissionChain, AdmissionRequest};
-use kapi_registry::rest::list::{Item, Selection};
+use kapi_registry::rest::list::{Item, ListPage, Selection};
 use kapi_registry::rest::options::{DeleteOptions, ListOptions, Propagation};
 use kapi_registry::rest::{Deleted, RestStore, UpdateFn, WriteContext};
 use kapi_registry::{Error, meta};
@@ -213,6 +213,31 @@ fn denied(mut obj: Value) -> Value {
 }
 
 /// The names of listed items, in order.
+/// Creates ConfigMaps `names` in "team".
+async fn create_in_team(rest: &RestStore<'_>, names: &[&str]) {
+    for name in names {
+        rest.create(&in_team(), configmap(name, "1")).await.unwrap();
+    }
+}
+
+/// A raw page of at most two ConfigMaps of "team" after `token` (the first page when empty).
+async fn page_of_two(rest: &RestStore<'_>, caches: &WatchCaches, token: &str) -> ListPage {
+    let opts = ListOptions {
+        limit: 2,
+        continue_token: token.to_owned(),
+        ..ListOptions::default()
+    };
+    rest.list(
+        Some(caches),
+        Some("team"),
+        &opts,
+        &Selection::default(),
+        true,
+    )
+    .await
+    .unwrap()
+}
+
 async fn names(rest: RestStore<'_>, items: Vec<Item>) -> Vec<String> {
     rest.decode_items(items)
         .await
@@ -752,28 +777,11 @@ mod cases {
     pub async fn a_continued_page_comes_from_the_cache_while_nothing_changed(h: Harness) {
         let rest = h.configmaps();
         let caches = WatchCaches::new(h.store.clone());
-        for name in ["a", "b", "c"] {
-            rest.create(&in_team(), configmap(name, "1")).await.unwrap();
-        }
-        let all = Selection::default();
-        let first_opts = ListOptions {
-            limit: 2,
-            ..ListOptions::default()
-        };
-        let first = rest
-            .list(Some(&caches), Some("team"), &first_opts, &all, true)
-            .await
-            .unwrap();
+        create_in_team(&rest, &["a", "b", "c"]).await;
+        let first = page_of_two(&rest, &caches, "").await;
         assert_eq!(first.remaining_item_count, Some(1));
-        let next_opts = ListOptions {
-            limit: 2,
-            continue_token: first.continue_token.clone().expect("a continue token"),
-            ..ListOptions::default()
-        };
-        let next = rest
-            .list(Some(&caches), Some("team"), &next_opts, &all, true)
-            .await
-            .unwrap();
+        let token = first.continue_token.clone().expect("a continue token");
+        let next = page_of_two(&rest, &caches, &token).await;
         assert_eq!(next.revision, first.revision);
         assert_eq!(names(rest, next.items).await, vec!["c"]);
         assert_eq!(next.continue_token, None);
@@ -785,31 +793,14 @@ mod cases {
     pub async fn a_continued_page_after_a_change_is_read_at_the_first_pages_revision(h: Harness) {
         let rest = h.configmaps();
         let caches = WatchCaches::new(h.store.clone());
-        for name in ["a", "b", "c"] {
-            rest.create(&in_team(), configmap(name, "1")).await.unwrap();
-        }
-        let all = Selection::default();
-        let first_opts = ListOptions {
-            limit: 2,
-            ..ListOptions::default()
-        };
-        let first = rest
-            .list(Some(&caches), Some("team"), &first_opts, &all, true)
-            .await
-            .unwrap();
+        create_in_team(&rest, &["a", "b", "c"]).await;
+        let first = page_of_two(&rest, &caches, "").await;
         let written = rest.create(&in_team(), configmap("bb", "1")).await.unwrap();
         let written: i64 = meta::resource_version(&written).parse().unwrap();
         let cacher = caches.all()[0].clone();
         assert!(cacher.wait_for(written, Duration::from_secs(10)).await);
-        let next_opts = ListOptions {
-            limit: 2,
-            continue_token: first.continue_token.clone().expect("a continue token"),
-            ..ListOptions::default()
-        };
-        let next = rest
-            .list(Some(&caches), Some("team"), &next_opts, &all, true)
-            .await
-            .unwrap();
+        let token = first.continue_token.clone().expect("a continue token");
+        let next = page_of_two(&rest, &caches, &token).await;
         assert_eq!(next.revision, first.revision);
         assert_eq!(names(rest, next.items).await, vec!["c"]);
         assert_eq!(cacher.lists(), 1, "the store answered the second page");

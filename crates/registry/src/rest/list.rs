@@ -126,6 +126,14 @@ pub struct ListPage {
 }
 
 impl ListPage {
+    /// Sets the token that continues after `last_key` (a key under `prefix`) at the page's
+    /// revision, and `remainingItemCount` when it is known (unfiltered lists) and not zero.
+    fn continue_after(&mut self, prefix: &str, last_key: &str, remaining: Option<i64>) {
+        let rel = last_key.strip_prefix(prefix).unwrap_or(last_key);
+        self.continue_token = Some(encode_continue(self.revision, rel));
+        self.remaining_item_count = remaining.filter(|n| *n > 0);
+    }
+
     /// The list's `metadata` (resourceVersion, continue, remainingItemCount).
     pub fn list_meta(&self) -> Value {
         let mut m = json!({"resourceVersion": self.revision.to_string()});
@@ -275,11 +283,7 @@ impl RestStore<'_> {
         };
         if more && limit > 0 {
             let last = start_after.unwrap_or_default();
-            let rel = last.strip_prefix(&prefix).unwrap_or(&last);
-            page.continue_token = Some(encode_continue(revision, rel));
-            if selection.is_empty() && remaining > 0 {
-                page.remaining_item_count = Some(remaining);
-            }
+            page.continue_after(&prefix, &last, selection.is_empty().then_some(remaining));
         }
         Ok(page)
     }
@@ -411,7 +415,7 @@ impl RestStore<'_> {
         let total = objects.len();
         let mut items = Vec::new();
         let mut examined = 0;
-        if raw && selection.is_empty() {
+        if raw {
             examined = if limit > 0 { limit.min(total) } else { total };
             items.extend(objects[..examined].iter().cloned().map(Item::Cached));
         } else {
@@ -441,12 +445,9 @@ impl RestStore<'_> {
             && examined < total
             && let Some(last) = examined.checked_sub(1).and_then(|i| objects.get(i))
         {
-            let key = String::from_utf8_lossy(&last.kv.key);
-            let rel = key.strip_prefix(prefix).unwrap_or(&key);
-            page.continue_token = Some(encode_continue(snapshot.revision, rel));
-            if selection.is_empty() {
-                page.remaining_item_count = Some((total - examined) as i64);
-            }
+            let remaining = (total - examined) as i64;
+            let last = String::from_utf8_lossy(&last.kv.key);
+            page.continue_after(prefix, &last, selection.is_empty().then_some(remaining));
         }
         Ok(Some(page))
     }

@@ -103,15 +103,14 @@ async fn raw_json_list(
     .into_bytes();
     let ready: Vec<Option<Bytes>> = items
         .iter()
-        .map(|item| match item {
-            Item::Raw(kv) => codec
-                .stored_json_with_resource_version(&kv.value, kv.mod_revision)
-                .map(Bytes::Owned),
-            Item::Cached(obj) => codec
-                .stored_json_with_resource_version(&obj.kv.value, obj.kv.mod_revision)
-                .map(Bytes::Owned)
-                .or_else(|| obj.json_for(codec).map(Bytes::Shared)),
-            Item::Decoded(_) => None,
+        .map(|item| {
+            let kv = item.stored()?;
+            let spliced = codec.stored_json_with_resource_version(&kv.value, kv.mod_revision);
+            match (spliced, item) {
+                (Some(bytes), _) => Some(Bytes::Owned(bytes)),
+                (None, Item::Cached(obj)) => obj.json_for(codec).map(Bytes::Shared),
+                (None, _) => None,
+            }
         })
         .collect();
     // Items that cannot be spliced (another version) are decoded together: one conversion.

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use redb::{Database, Durability, ReadableDatabase, ReadableTable};
+use redb::{Database, Durability, ReadableDatabase, ReadableTable, WriteTransaction};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::compaction::compact_chunk;
@@ -183,26 +183,10 @@ impl Writer {
                     record.start_revision, self.counters.current
                 )));
             }
-            let before = self.counters;
-            let result = (|| {
-                let mut txn = self.db.begin_write().map_err(db_err)?;
-                txn.set_durability(Durability::None)
-                    .map_err(|e| StoreError::Internal(e.to_string()))?;
-                {
-                    let mut t = open_tables(&txn)?;
-                    let mut events = Vec::new();
-                    for op in &record.ops {
-                        // The answers were given before the crash; only the state matters.
-                        let _ = self.apply_one(&mut t, op, &mut events)?;
-                    }
-                    self.store_counters(&mut t)?;
-                }
-                txn.commit().map_err(db_err)
-            })();
-            if let Err(e) = result {
-                self.counters = before;
-                return Err(e);
-            }
+            let txn = self.begin(Durability::None)?;
+            // The answers were given before the crash; only the state matters.
+            self.apply_ops(&txn, record.ops.iter(), &mut Vec::new())?;
+            txn.commit().map_err(db_err)?;
             self.unsynced += 1;
             replayed += 1;
         }
@@ -214,10 +198,9 @@ impl Writer {
         if self.unsynced == 0 {
             return Ok(());
         }
-        let mut txn = self.db.begin_write().map_err(db_err)?;
-        txn.set_durability(Durability::Immediate)
-            .map_err(|e| StoreError::Internal(e.to_string()))?;
-        txn.commit().map_err(db_err)?;
+        self.begin(Durability::Immediate)?
+            .commit()
+            .map_err(db_err)?;
         if let Some(wal) = self.wal.as_mut() {
             wal.truncate()?;
         }
@@ -335,33 +318,53 @@ impl Writer {
         }
     }
 
-    fn apply_batch(&mut self, batch: &[WriteRequest]) -> Result<(Replies, Vec<Event>)> {
-        let start_revision = self.counters.current;
+    /// A write transaction committed with `durability`.
+    fn begin(&self, durability: Durability) -> Result<WriteTransaction> {
         let mut txn = self.db.begin_write().map_err(db_err)?;
-        let durability = if self.wal.is_some() {
+        txn.set_durability(durability)
+            .map_err(|e| StoreError::Internal(e.to_string()))?;
+        Ok(txn)
+    }
+
+    /// How batches and compaction chunks commit: without an fsync when the log (or, for
+    /// compaction, a rerun) makes up for a crash; durably when there is no log.
+    fn commit_durability(&self) -> Durability {
+        if self.wal.is_some() {
             Durability::None
         } else {
             Durability::Immediate
-        };
-        txn.set_durability(durability)
-            .map_err(|e| StoreError::Internal(e.to_string()))?;
-        let mut replies = Vec::with_capacity(batch.len());
-        let mut events = Vec::with_capacity(batch.len());
-        {
-            let mut t = open_tables(&txn)?;
-            for request in batch {
-                replies.push(self.apply_one(&mut t, &request.op, &mut events)?);
-            }
-            if self.counters.physical < self.counters.compact {
-                self.counters.physical = compact_chunk(
-                    &mut t,
-                    self.counters.physical,
-                    self.counters.compact,
-                    BUSY_COMPACTION_CHUNK,
-                )?;
-            }
-            self.store_counters(&mut t)?;
         }
+    }
+
+    /// Applies `ops` in `txn` (and a compaction chunk when one is due) and records the
+    /// counters; each op's answer in order, its events appended to `events`.
+    fn apply_ops<'a>(
+        &mut self,
+        txn: &WriteTransaction,
+        ops: impl Iterator<Item = &'a WriteOp>,
+        events: &mut Vec<Event>,
+    ) -> Result<Replies> {
+        let mut t = open_tables(txn)?;
+        let replies = ops
+            .map(|op| self.apply_one(&mut t, op, events))
+            .collect::<Result<Replies>>()?;
+        if self.counters.physical < self.counters.compact {
+            self.counters.physical = compact_chunk(
+                &mut t,
+                self.counters.physical,
+                self.counters.compact,
+                BUSY_COMPACTION_CHUNK,
+            )?;
+        }
+        self.store_counters(&mut t)?;
+        Ok(replies)
+    }
+
+    fn apply_batch(&mut self, batch: &[WriteRequest]) -> Result<(Replies, Vec<Event>)> {
+        let start_revision = self.counters.current;
+        let txn = self.begin(self.commit_durability())?;
+        let mut events = Vec::with_capacity(batch.len());
+        let replies = self.apply_ops(&txn, batch.iter().map(|r| &r.op), &mut events)?;
         if let Some(wal) = self.wal.as_mut() {
             // Durable before anyone is answered or can read it.
             let ops: Vec<&WriteOp> = batch.iter().map(|r| &r.op).collect();
@@ -382,12 +385,8 @@ impl Writer {
         let before = self.counters;
         let logged = self.wal.is_some();
         let result = (|| {
-            let mut txn = self.db.begin_write().map_err(db_err)?;
-            if logged {
-                // Lost in a crash, compaction only runs again: no fsync of its own.
-                txn.set_durability(Durability::None)
-                    .map_err(|e| StoreError::Internal(e.to_string()))?;
-            }
+            // Lost in a crash, a compaction chunk only runs again.
+            let txn = self.begin(self.commit_durability())?;
             {
                 let mut t = open_tables(&txn)?;
                 self.counters.physical = compact_chunk(
