@@ -15,6 +15,7 @@ pub mod namespace;
 pub mod options;
 
 use crate::allocator::{Objects, ResourceRef, Taken};
+use crate::cache::WatchCaches;
 use crate::entry::{RegistryTable, ResourceEntry};
 use crate::error::{Error, Result, StatusCause, store_error};
 use crate::managed_fields;
@@ -191,6 +192,9 @@ pub struct RestStore<'a> {
     pub table: &'a RegistryTable,
     /// The resource.
     pub entry: &'a ResourceEntry,
+    /// The server's watch caches, when it has them: a create's namespace is looked up there
+    /// before the store.
+    pub caches: Option<&'a WatchCaches>,
 }
 
 impl<'a> RestStore<'a> {
@@ -200,7 +204,14 @@ impl<'a> RestStore<'a> {
             store,
             table,
             entry,
+            caches: None,
         }
+    }
+
+    /// The same store, reading what it may from `caches`.
+    pub fn with_caches(mut self, caches: &'a WatchCaches) -> Self {
+        self.caches = Some(caches);
+        self
     }
 
     fn group(&self) -> &str {

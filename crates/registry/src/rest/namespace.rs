@@ -6,6 +6,7 @@ use super::RestStore;
 use crate::error::{Error, Result};
 use crate::meta;
 use serde_json::Value;
+use std::time::Duration;
 
 /// Namespaces created on first start; never deleted.
 pub const SYSTEM_NAMESPACES: [&str; 4] =
@@ -16,11 +17,25 @@ pub async fn admit_create(rest: &RestStore<'_>, namespace: &str, name: &str) -> 
     let Some(ns_entry) = rest.table.get("", "v1", "namespaces") else {
         return Ok(());
     };
-    let kv = rest
-        .store
-        .get(ns_entry.key(None, namespace).as_bytes(), None)
-        .await
-        .map_err(Error::from)?;
+    let key = ns_entry.key(None, namespace);
+    // As upstream's NamespaceLifecycle: the namespaces' cache first, the store when the
+    // namespace is not (yet) there — one just created may not have reached the cache.
+    let cached = match rest.caches {
+        Some(caches) => caches
+            .get(&ns_entry.collection_prefix(None), Duration::ZERO)
+            .await
+            .ok()
+            .and_then(|cache| cache.get(&key)),
+        None => None,
+    };
+    let kv = match cached {
+        Some(kv) => Some(kv),
+        None => rest
+            .store
+            .get(key.as_bytes(), None)
+            .await
+            .map_err(Error::from)?,
+    };
     let Some(kv) = kv else {
         return Err(Error::not_found("", "namespaces", namespace));
     };

@@ -119,6 +119,7 @@ impl Ctx {
     /// The REST store of this request's entry.
     pub fn rest(&self) -> RestStore<'_> {
         RestStore::new(self.state.store.as_ref(), &self.table, &self.entry)
+            .with_caches(&self.state.caches)
     }
 
     /// The write context of this request (namespace, subresource, manager, dryRun, the

@@ -3,6 +3,7 @@
 //! at checkpoints), watches served from the revision log and an in-memory fan-out.
 
 mod compaction;
+mod fanout;
 mod reader;
 mod tables;
 mod wal;
@@ -18,7 +19,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use redb::{Database, DatabaseError};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 
 use crate::compactor;
 use crate::error::{Result, StoreError};
@@ -74,7 +75,7 @@ impl EmbeddedConfig {
 pub struct EmbeddedStore {
     db: Arc<Database>,
     writes: mpsc::Sender<WriteRequest>,
-    events: Arc<broadcast::Sender<Arc<writer::CommittedBatch>>>,
+    events: Arc<fanout::Fanout>,
     config: EmbeddedConfig,
     writer_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
@@ -141,7 +142,7 @@ impl EmbeddedStore {
         let db = Arc::new(db);
         tables::create_tables(&db)?;
         let (writes, requests) = mpsc::channel(config.write_queue);
-        let (events, _) = broadcast::channel(config.watch_buffer.max(1));
+        let events = Arc::new(fanout::Fanout::new(0, config.watch_buffer));
         let mut writer = Writer::new(db.clone(), requests, events.clone())?;
         // A log left by a run with the log on is replayed even when it is now off.
         if config.write_ahead_log || config.dir.join(WAL_FILE).exists() {
@@ -158,7 +159,7 @@ impl EmbeddedStore {
         let store = Arc::new(EmbeddedStore {
             db,
             writes,
-            events: Arc::new(events),
+            events,
             config,
             writer_thread: Mutex::new(Some(thread)),
         });
@@ -314,6 +315,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn current_revision(&self) -> Result<i64> {
-        self.read(reader::current_revision).await
+        // The writer publishes each commit's revision before it answers the commit's callers.
+        Ok(self.events.published())
     }
 }

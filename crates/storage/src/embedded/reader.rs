@@ -72,11 +72,6 @@ pub fn get(db: &Database, key: &[u8], revision: Option<i64>) -> Result<Option<Ke
     }
 }
 
-/// The current revision.
-pub fn current_revision(db: &Database) -> Result<i64> {
-    Ok(tables::read_revisions(db)?.0)
-}
-
 /// Number of live keys under `prefix`.
 pub fn count(db: &Database, prefix: &[u8]) -> Result<i64> {
     let txn = db.begin_read().map_err(db_err)?;

@@ -2,7 +2,7 @@
 //! `kv` holds the live keys, `history` every version by (key, revision), `log` the key of each
 //! revision in order (for watch catch-up and compaction), `meta` the revision counters.
 
-use redb::{ReadableDatabase, ReadableTable, Table, TableDefinition};
+use redb::{ReadableTable, Table, TableDefinition};
 
 use crate::error::StoreError;
 use crate::types::KeyValue;
@@ -140,7 +140,9 @@ pub fn create_tables(db: &redb::Database) -> Result<(), StoreError> {
 }
 
 /// The (current, compact) revisions as seen by a fresh read transaction.
+#[cfg(test)]
 pub fn read_revisions(db: &redb::Database) -> Result<(i64, i64), StoreError> {
+    use redb::ReadableDatabase;
     let txn = db.begin_read().map_err(db_err)?;
     let meta = txn.open_table(META).map_err(db_err)?;
     Ok((

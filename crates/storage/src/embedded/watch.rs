@@ -1,17 +1,18 @@
 //! Watchers of the embedded store. A watch is a stream (no task of its own): it first catches
-//! up from the on-disk revision log, then follows the writer's in-memory fan-out. A watcher
-//! that falls behind the fan-out never slows the writer: it loses its place in the broadcast
-//! and goes back to the disk log, unless that history was compacted, in which case it ends
-//! with `Compacted`.
+//! up from the on-disk revision log, then follows the writer's in-memory fan-out, which wakes
+//! it only for batches under its key. A watcher that falls behind the fan-out never slows the
+//! writer: it loses its place in the fan-out and goes back to the disk log, unless that
+//! history was compacted, in which case it ends with `Compacted`.
 
-use std::sync::{Arc, Weak};
+use std::sync::Weak;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use redb::{Database, ReadableDatabase, ReadableTable};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 use tokio::time::{Interval, MissedTickBehavior};
 
+use super::fanout::{Fanout, Received, Subscription, covers};
 use super::tables::{
     self, COMPACT_REVISION, CURRENT_REVISION, HISTORY, LOG, META, db_err, from_disk, to_disk,
 };
@@ -27,8 +28,8 @@ const CATCH_UP_CHUNK: usize = 1024;
 pub struct WatchContext {
     /// The database, weakly: a watcher does not keep a closed store open.
     pub db: Weak<Database>,
-    /// The writer's fan-out, weakly: the channel closes when the store and its writer are gone.
-    pub events: Weak<broadcast::Sender<Arc<CommittedBatch>>>,
+    /// The writer's fan-out, weakly: it closes when the writer stops.
+    pub events: Weak<Fanout>,
     /// Interval of progress notifications when requested.
     pub progress_interval: Duration,
 }
@@ -46,6 +47,7 @@ pub fn start(ctx: WatchContext, request: WatchRequest, from: i64) -> WatchStream
         seen: 0,
         rx: None,
         catching_up: true,
+        progress_due: false,
         idle: true,
         ticker,
         progress_rx,
@@ -83,8 +85,10 @@ struct Watcher {
     /// Highest store revision this watcher has looked at.
     seen: i64,
     /// Subscription to the fan-out, taken before catching up so nothing falls in between.
-    rx: Option<broadcast::Receiver<Arc<CommittedBatch>>>,
+    rx: Option<Subscription>,
     catching_up: bool,
+    /// A progress notification was asked for and is answered once the queue is drained.
+    progress_due: bool,
     /// No events were delivered since the last periodic progress notification.
     idle: bool,
     ticker: Interval,
@@ -108,8 +112,8 @@ impl Watcher {
     async fn produce(&mut self) -> Result<WatchResponse> {
         loop {
             if self.rx.is_none() {
-                let events = self.ctx.events.upgrade().ok_or_else(closed)?;
-                self.rx = Some(events.subscribe());
+                let fanout = self.ctx.events.upgrade().ok_or_else(closed)?;
+                self.rx = Some(fanout.subscribe(&self.request.key, self.request.prefix));
                 self.catching_up = true;
             }
             if self.catching_up {
@@ -141,27 +145,60 @@ impl Watcher {
     /// Waits for the fan-out, a progress request or the progress ticker; `None` when the
     /// wait produced nothing to deliver.
     async fn follow(&mut self) -> Result<Option<WatchResponse>> {
+        if self.progress_due {
+            return self.answer_progress();
+        }
         let Some(rx) = self.rx.as_mut() else {
             return Ok(None);
         };
         let progress_notify = self.request.progress_notify;
         tokio::select! {
-            batch = rx.recv() => match batch {
-                Ok(batch) => Ok(self.filter(&batch)),
-                Err(broadcast::error::RecvError::Lagged(_)) => {
-                    tracing::debug!(next = self.next, "watcher lagged; catching up from disk");
-                    self.rx = None;
-                    Ok(None)
-                }
-                Err(broadcast::error::RecvError::Closed) => Err(closed()),
-            },
+            received = rx.recv() => self.received(received),
             request = self.progress_rx.recv(), if !self.progress_rx.is_closed() => {
-                Ok(request.map(|()| WatchResponse::Progress { revision: self.seen }))
+                self.progress_due = request.is_some();
+                Ok(None)
             }
             _ = self.ticker.tick(), if progress_notify => {
-                let idle = std::mem::replace(&mut self.idle, true);
-                Ok(idle.then_some(WatchResponse::Progress { revision: self.seen }))
+                if std::mem::replace(&mut self.idle, true) {
+                    self.progress_due = true;
+                }
+                Ok(None)
             }
+        }
+    }
+
+    /// The progress notification due: the fan-out's revision once every batch queued before
+    /// it was delivered (the fan-out queues a batch before it publishes its revision, so an
+    /// empty queue after reading the revision means nothing under this watch is missing).
+    fn answer_progress(&mut self) -> Result<Option<WatchResponse>> {
+        let published = self.ctx.events.upgrade().ok_or_else(closed)?.published();
+        let Some(rx) = self.rx.as_mut() else {
+            return Ok(None);
+        };
+        match rx.try_recv() {
+            Received::Empty => {
+                self.progress_due = false;
+                self.seen = self.seen.max(published);
+                self.next = self.next.max(published + 1);
+                Ok(Some(WatchResponse::Progress {
+                    revision: self.seen,
+                }))
+            }
+            received => self.received(received),
+        }
+    }
+
+    /// Handles what the fan-out gave.
+    fn received(&mut self, received: Received) -> Result<Option<WatchResponse>> {
+        match received {
+            Received::Batch(batch) => Ok(self.filter(&batch)),
+            Received::Empty => Ok(None),
+            Received::Lagged => {
+                tracing::debug!(next = self.next, "watcher lagged; catching up from disk");
+                self.rx = None;
+                Ok(None)
+            }
+            Received::Closed => Err(closed()),
         }
     }
 
@@ -199,11 +236,7 @@ fn strip_prev(event: &mut Event) {
 
 /// True when `key` is covered by the watch request.
 fn matches(request: &WatchRequest, key: &[u8]) -> bool {
-    if request.prefix {
-        key.starts_with(&request.key)
-    } else {
-        key == request.key.as_slice()
-    }
+    covers(&request.key, request.prefix, key)
 }
 
 /// Events read from the log in one read transaction.

@@ -10,9 +10,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, WriteTransaction};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 
 use super::compaction::compact_chunk;
+use super::fanout::Fanout;
 use super::tables::{
     self, COMPACT_REVISION, CURRENT_REVISION, META, PHYSICAL_COMPACT_REVISION, Tables, db_err,
     open_tables, to_disk,
@@ -94,7 +95,7 @@ struct Counters {
 pub struct Writer {
     db: Arc<Database>,
     requests: mpsc::Receiver<WriteRequest>,
-    events: broadcast::Sender<Arc<CommittedBatch>>,
+    events: Arc<Fanout>,
     counters: Counters,
     /// The write-ahead log; `None`: every redb commit is durable itself.
     wal: Option<Wal>,
@@ -111,7 +112,7 @@ impl Writer {
     pub fn new(
         db: Arc<Database>,
         requests: mpsc::Receiver<WriteRequest>,
-        events: broadcast::Sender<Arc<CommittedBatch>>,
+        events: Arc<Fanout>,
     ) -> Result<Self> {
         let txn = db.begin_read().map_err(db_err)?;
         let meta = txn.open_table(META).map_err(db_err)?;
@@ -122,6 +123,7 @@ impl Writer {
         };
         drop(meta);
         drop(txn);
+        events.advance(counters.current);
         Ok(Writer {
             db,
             requests,
@@ -145,6 +147,7 @@ impl Writer {
         self.wal = Some(wal);
         self.checkpoint_idle = checkpoint_idle;
         let replayed = self.replay(records)?;
+        self.events.advance(self.counters.current);
         if replayed > 0 {
             tracing::info!(
                 batches = replayed,
@@ -269,6 +272,7 @@ impl Writer {
             }
         }
         self.try_checkpoint();
+        self.events.close();
         tracing::debug!("embedded store writer stopped");
     }
 
@@ -295,17 +299,15 @@ impl Writer {
         let before = self.counters;
         match self.apply_batch(&batch) {
             Ok((replies, events)) => {
+                // Published first: a caller answered with a revision finds it published
+                // (the store's current revision) and its watchers already woken.
+                self.events.publish(CommittedBatch {
+                    revision: self.counters.current,
+                    events,
+                });
                 for (request, reply) in batch.into_iter().zip(replies) {
                     // The caller may have given up waiting; the write is committed regardless.
                     let _ = request.reply.send(reply);
-                }
-                if !events.is_empty() {
-                    let committed = CommittedBatch {
-                        revision: self.counters.current,
-                        events,
-                    };
-                    // No receivers is fine: nobody is watching.
-                    let _ = self.events.send(Arc::new(committed));
                 }
             }
             Err(error) => {
@@ -578,8 +580,7 @@ mod tests {
         let db = Arc::new(Database::create(dir.join("kapi.redb")).unwrap());
         tables::create_tables(&db).unwrap();
         let (_tx, rx) = mpsc::channel(1);
-        let (events, _) = broadcast::channel(1);
-        let writer = Writer::new(db.clone(), rx, events).unwrap();
+        let writer = Writer::new(db.clone(), rx, Arc::new(Fanout::new(0, 1))).unwrap();
         (db, writer)
     }
 
