@@ -575,6 +575,83 @@ mod cases {
         );
     }
 
+    /// A dependent whose owner reference names the uid of an object in another namespace is
+    /// collected as dangling (a namespaced owner is only looked for in its dependent's
+    /// namespace, as upstream's collector does); the object and its real dependents stay.
+    pub async fn an_owner_in_another_namespace_does_not_keep_a_dependent(backend: Backend) {
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        namespace(&p, "other").await;
+        let in_other = WriteContext {
+            namespace: Some("other".into()),
+            ..WriteContext::default()
+        };
+        let configmaps = p.resource("", "v1", "configmaps");
+        let owner = configmaps
+            .rest()
+            .create(
+                &in_other,
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owner"}}),
+            )
+            .await
+            .unwrap();
+        let real = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": "real", "ownerReferences": [owner_ref(&owner, false)]}});
+        configmaps.rest().create(&in_other, real).await.unwrap();
+        configmap(&p, "stray", &[owner_ref(&owner, false)], &[]).await;
+        eventually("the stray dependent to be collected", || async {
+            cm(&p, "stray").await.is_none()
+        })
+        .await;
+        let other_cm = |name: &'static str| {
+            let p = &p;
+            async move { p.get("", "v1", "configmaps", Some("other"), name).await }
+        };
+        assert!(other_cm("owner").await.is_some());
+        let real = other_cm("real").await.expect("the real dependent stays");
+        assert_eq!(
+            real["metadata"]["ownerReferences"],
+            json!([owner_ref(&owner, false)])
+        );
+    }
+
+    /// A cluster-scoped owner keeps its namespaced dependents until it is deleted, then
+    /// takes them along.
+    pub async fn a_cluster_scoped_owner_takes_its_namespaced_dependents_along(backend: Backend) {
+        let p = Process::new(&backend).await;
+        p.start(None).await;
+        let roles = p.resource("rbac.authorization.k8s.io", "v1", "clusterroles");
+        let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "owner"}, "rules": []});
+        let owner = roles
+            .rest()
+            .create(&WriteContext::default(), role)
+            .await
+            .unwrap();
+        configmap(&p, "owned", &[owner_ref(&owner, true)], &[]).await;
+        // A dependent of an owner that never existed, collected: the collector has looked.
+        let ghost = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "ghost", "uid": "00000000-0000-0000-0000-00000000dead"}});
+        configmap(&p, "orphaned", &[owner_ref(&ghost, false)], &[]).await;
+        eventually("the ghost's dependent to be collected", || async {
+            cm(&p, "orphaned").await.is_none()
+        })
+        .await;
+        assert!(
+            cm(&p, "owned").await.is_some(),
+            "a cluster-scoped owner holds"
+        );
+        roles
+            .rest()
+            .delete(&WriteContext::default(), "owner", &DeleteOptions::default())
+            .await
+            .unwrap();
+        eventually("the cluster role's configmap to be collected", || async {
+            cm(&p, "owned").await.is_none()
+        })
+        .await;
+    }
+
     /// A custom resource owns ConfigMaps: deleting it collects them (the CRD is served after
     /// the collector started, and followed from then on).
     pub async fn a_custom_resource_owning_configmaps_takes_them_along(backend: Backend) {
@@ -829,6 +906,8 @@ backend_suite!(
     an_orphan_delete_keeps_the_dependents_without_the_reference,
     a_collector_that_starts_late_finishes_the_cascade,
     a_custom_resource_owning_configmaps_takes_them_along,
+    an_owner_in_another_namespace_does_not_keep_a_dependent,
+    a_cluster_scoped_owner_takes_its_namespaced_dependents_along,
     a_new_namespace_gets_a_default_service_account,
     a_deleted_default_service_account_is_made_again,
     a_new_namespace_gets_the_root_ca_config_map,

@@ -3,15 +3,17 @@
 //! as the controllers would make it), deleted with kubectl's
 //! `--cascade=background|foreground|orphan` and with the `kube` crate's DeleteParams, and a
 //! cascade left undone by a kapi running without the collector
-//! (`--controllers=*,-garbage-collector-controller`) or killed mid-way finished by the next
-//! start.
+//! (`--controllers=*,-garbage-collector-controller`) or killed with SIGKILL mid-way (some
+//! dependents gone, not all; Background and Foreground) finished by the next start.
 
 mod e2e_support;
 
 mod e2e_crd_support;
 
 use e2e_support::Kapi;
-use kube::api::{Api, DeleteParams, PostParams};
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -167,33 +169,72 @@ async fn an_unknown_controller_name_stops_kapi_serve_with_the_known_ones() {
     assert!(err.contains("garbage-collector-controller"), "{err}");
 }
 
-#[tokio::test]
-async fn a_cascade_killed_mid_way_finishes_after_the_restart() {
-    let kapi = Kapi::start().await;
-    let owner = create_cm(&kapi, "owner", &[], &[]);
-    // 300 dependents in one List, so the cascade takes long enough to be interrupted.
-    let items: Vec<Value> = (0..300)
+/// Dependents in a cascade: enough that a cascade takes long enough to be interrupted.
+const CASCADE: usize = 1000;
+
+/// The owner `owner` and [`CASCADE`] ConfigMaps it owns (labelled `cascade=yes`, blocking
+/// its Foreground deletion), created in one List.
+fn cascade(kapi: &Kapi) {
+    let owner = create_cm(kapi, "owner", &[], &[]);
+    let items: Vec<Value> = (0..CASCADE)
         .map(|i| {
             json!({"apiVersion": "v1", "kind": "ConfigMap",
                 "metadata": {"name": format!("d{i}"), "namespace": "default",
                     "labels": {"cascade": "yes"},
                     "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap",
-                        "name": "owner", "uid": owner["metadata"]["uid"]}]}})
+                        "name": "owner", "uid": owner["metadata"]["uid"],
+                        "blockOwnerDeletion": true}]}})
         })
         .collect();
     let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
     let path = kapi.kubeconfig().with_file_name("dependents.json");
     std::fs::write(&path, list.to_string()).unwrap();
     kapi.kubectl_ok(&["create", "-f", path.to_str().unwrap()]);
-    kapi.kubectl_ok(&["delete", "configmap", "owner", "--wait=false"]);
+}
+
+/// How many of the cascade's dependents are left.
+async fn dependents_left(cms: &Api<ConfigMap>) -> usize {
+    let selected = ListParams::default().labels("cascade=yes");
+    cms.list_metadata(&selected).await.unwrap().items.len()
+}
+
+/// Deletes the cascade's owner with `policy`, kills kapi with SIGKILL once part (not all)
+/// of the dependents are gone, restarts it on the same data and waits for the rest.
+async fn kill_mid_cascade_and_restart(policy: DeleteParams) {
+    let kapi = Kapi::start_process().await;
+    cascade(&kapi);
+    let cms: Api<ConfigMap> = Api::namespaced(kapi.client().await, "default");
+    cms.delete("owner", &policy).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let left = loop {
+        let left = dependents_left(&cms).await;
+        if left < CASCADE {
+            break left;
+        }
+        assert!(Instant::now() < deadline, "the cascade never started");
+    };
     let dir = kapi.crash();
+    assert!(left > 0, "the cascade ended before kapi could be killed");
     let kapi = Kapi::start_in(dir, &[]).await;
-    wait_until("every dependent to be collected", || {
-        kapi.kubectl_ok(&["get", "configmaps", "-l", "cascade=yes", "-o", "name"])
-            .trim()
-            .is_empty()
-    })
-    .await;
+    let cms: Api<ConfigMap> = Api::namespaced(kapi.client().await, "default");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while dependents_left(&cms).await > 0 || cms.get_opt("owner").await.unwrap().is_some() {
+        assert!(
+            Instant::now() < deadline,
+            "the cascade did not finish after the restart"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_background_cascade_killed_mid_way_finishes_after_the_restart() {
+    kill_mid_cascade_and_restart(DeleteParams::background()).await;
+}
+
+#[tokio::test]
+async fn a_foreground_cascade_killed_mid_way_finishes_after_the_restart() {
+    kill_mid_cascade_and_restart(DeleteParams::foreground()).await;
 }
 
 #[tokio::test]
@@ -352,4 +393,104 @@ async fn an_orphaned_deployments_replicaset_keeps_its_pods_and_loses_its_owner()
     assert!(rs["metadata"].get("ownerReferences").is_none(), "{rs}");
     let pod = get(&kapi, "pod", "web-1-b").expect("its Pods stay");
     assert_eq!(pod["metadata"]["ownerReferences"][0]["name"], "web-1");
+}
+
+/// What is left of the chain, read through the `kube` crate.
+async fn chain_left_kube(client: &kube::Client) -> Vec<&'static str> {
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    let replicasets: Api<ReplicaSet> = Api::namespaced(client.clone(), "default");
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let mut left = Vec::new();
+    if deployments.get_opt("web").await.unwrap().is_some() {
+        left.push("web");
+    }
+    if replicasets.get_opt("web-1").await.unwrap().is_some() {
+        left.push("web-1");
+    }
+    for pod in ["web-1-a", "web-1-b"] {
+        if pods.get_opt(pod).await.unwrap().is_some() {
+            left.push(pod);
+        }
+    }
+    left
+}
+
+async fn wait_for_chain(client: &kube::Client, what: &str, expected: &[&str]) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while chain_left_kube(client).await != expected {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_deployment_deleted_in_the_background_through_kube_rs_takes_its_chain() {
+    let kapi = Kapi::start().await;
+    deployment_chain(&kapi, false);
+    let client = kapi.client().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    deployments
+        .delete("web", &DeleteParams::background())
+        .await
+        .unwrap();
+    wait_for_chain(&client, "the whole chain to go", &[]).await;
+}
+
+#[tokio::test]
+async fn a_deployment_deleted_in_the_foreground_through_kube_rs_waits_for_a_held_pod() {
+    let kapi = Kapi::start().await;
+    deployment_chain(&kapi, true);
+    let client = kapi.client().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    let waiting = deployments
+        .delete("web", &DeleteParams::foreground())
+        .await
+        .unwrap()
+        .left()
+        .expect("a Foreground delete answers the object, waiting");
+    assert_eq!(
+        waiting.metadata.finalizers,
+        Some(vec!["foregroundDeletion".to_owned()])
+    );
+    wait_for_chain(
+        &client,
+        "all but the held pod and its owners to go",
+        &["web", "web-1", "web-1-a"],
+    )
+    .await;
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    pods.patch(
+        "web-1-a",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"finalizers": null}})),
+    )
+    .await
+    .unwrap();
+    wait_for_chain(&client, "the whole chain to go", &[]).await;
+}
+
+#[tokio::test]
+async fn a_deployment_orphaned_through_kube_rs_leaves_its_replicaset_without_owner() {
+    let kapi = Kapi::start().await;
+    deployment_chain(&kapi, false);
+    let client = kapi.client().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    deployments
+        .delete("web", &DeleteParams::orphan())
+        .await
+        .unwrap();
+    wait_for_chain(
+        &client,
+        "the deployment alone to go",
+        &["web-1", "web-1-a", "web-1-b"],
+    )
+    .await;
+    let replicasets: Api<ReplicaSet> = Api::namespaced(client.clone(), "default");
+    let rs = replicasets.get("web-1").await.unwrap();
+    assert_eq!(rs.metadata.owner_references, None);
+    let pods: Api<Pod> = Api::namespaced(client, "default");
+    let pod = pods.get("web-1-b").await.unwrap();
+    let owners = pod.metadata.owner_references.unwrap_or_default();
+    assert_eq!(owners.len(), 1);
+    assert_eq!(owners[0].name, "web-1");
 }

@@ -185,10 +185,17 @@ impl Graph {
             .collect()
     }
 
-    /// The dependents of `uid` whose reference to it blocks its Foreground deletion.
+    /// The dependents of `uid` whose reference to it blocks its Foreground deletion: a
+    /// dependent in another namespace than a namespaced owner's never does (its reference
+    /// does not reach the owner; the collector deletes it as dangling).
     pub fn blocking_dependents_of(&self, uid: &str) -> Vec<&Node> {
+        let owner_ns = self.nodes.get(uid).map(|n| n.namespace.clone());
         self.dependents_of(uid)
             .into_iter()
+            .filter(|d| match &owner_ns {
+                Some(ns) => ns.is_empty() || *ns == d.namespace,
+                None => true,
+            })
             .filter(|d| {
                 d.owners
                     .iter()

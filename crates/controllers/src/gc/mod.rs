@@ -61,9 +61,9 @@ const ABSENT_OWNERS: usize = 100_000;
 #[derive(Default)]
 pub struct GarbageCollector {
     graph: Mutex<Graph>,
-    /// Owner uids read through the REST store and found absent (upstream's
-    /// `absentOwnerCache`): a uid never comes back, so the thousands of dependents of one
-    /// deleted owner cost one read of it, not one each.
+    /// Owners read through the REST store and found absent, as `namespace/uid` of the
+    /// dependent's namespace (upstream's `absentOwnerCache`): a uid never comes back, so the
+    /// thousands of dependents of one deleted owner cost one read of it, not one each.
     absent: Mutex<HashSet<String>>,
 }
 
@@ -337,13 +337,22 @@ impl GarbageCollector {
         owner: &OwnerRef,
     ) -> Result<Owner, Error> {
         if let Some(seen) = self.graph().get(&owner.uid) {
-            return Ok(if seen.waits_for_dependents() {
-                Owner::Waiting
-            } else {
-                Owner::Solid
-            });
+            // A namespaced owner is only ever looked for in its dependent's namespace (as
+            // upstream's): one with that uid elsewhere is not this dependent's owner.
+            match reachable(seen, dependent) {
+                Reach::Yes => {
+                    return Ok(if seen.waits_for_dependents() {
+                        Owner::Waiting
+                    } else {
+                        Owner::Solid
+                    });
+                }
+                Reach::OtherNamespace => return Ok(Owner::Dangling),
+                Reach::FromClusterScope => return Ok(Owner::Unresolvable),
+            }
         }
-        if self.absent().contains(&owner.uid) {
+        let absent_key = format!("{}/{}", dependent.namespace, owner.uid);
+        if self.absent().contains(&absent_key) {
             return Ok(Owner::Dangling);
         }
         let Some(entry) = entry_of_kind(ctx, &owner.api_version, &owner.kind) else {
@@ -372,10 +381,31 @@ impl GarbageCollector {
                 if absent.len() >= ABSENT_OWNERS {
                     absent.clear();
                 }
-                absent.insert(owner.uid.clone());
+                absent.insert(absent_key);
                 Owner::Dangling
             }
         })
+    }
+}
+
+/// Whether an owner the graph holds can own `dependent`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Same namespace, or a cluster-scoped owner.
+    Yes,
+    /// A namespaced owner in another namespace than the namespaced dependent's.
+    OtherNamespace,
+    /// A namespaced owner of a cluster-scoped dependent.
+    FromClusterScope,
+}
+
+fn reachable(owner: &Node, dependent: &Node) -> Reach {
+    if owner.namespace.is_empty() || owner.namespace == dependent.namespace {
+        Reach::Yes
+    } else if dependent.namespace.is_empty() {
+        Reach::FromClusterScope
+    } else {
+        Reach::OtherNamespace
     }
 }
 
