@@ -24,6 +24,8 @@ pub struct ApiClient {
     base: String,
     auth: Option<HeaderValue>,
     next: AtomicUsize,
+    tls: rustls::ClientConfig,
+    http1_only: bool,
 }
 
 /// A response: status and the whole body.
@@ -49,24 +51,9 @@ impl ApiClient {
         let tls = config
             .rustls_client_config()
             .map_err(|e| BenchError::Kubeconfig(e.to_string()))?;
-        let mut clients = Vec::new();
-        for _ in 0..connections.max(1) {
-            let mut http = HttpConnector::new();
-            http.enforce_http(false);
-            http.set_nodelay(true);
-            let builder = hyper_rustls::HttpsConnectorBuilder::new()
-                .with_tls_config(tls.clone())
-                .https_or_http();
-            let connector = if http1_only {
-                builder.enable_http1().wrap_connector(http)
-            } else {
-                builder.enable_all_versions().wrap_connector(http)
-            };
-            let client = Client::builder(TokioExecutor::new())
-                .pool_max_idle_per_host(usize::MAX)
-                .build(connector);
-            clients.push(client);
-        }
+        let clients = (0..connections.max(1))
+            .map(|_| http_client(&tls, http1_only))
+            .collect();
         Ok(ApiClient {
             clients,
             base: config
@@ -76,7 +63,24 @@ impl ApiClient {
                 .to_owned(),
             auth,
             next: AtomicUsize::new(0),
+            tls,
+            http1_only,
         })
+    }
+
+    /// A client to the same server with at least `connections` connections (HTTP/2 servers
+    /// cap the streams of one connection: 1 000 watches need more than a few).
+    pub fn with_at_least(&self, connections: usize) -> ApiClient {
+        ApiClient {
+            clients: (0..connections.max(self.clients.len()))
+                .map(|_| http_client(&self.tls, self.http1_only))
+                .collect(),
+            base: self.base.clone(),
+            auth: self.auth.clone(),
+            next: AtomicUsize::new(0),
+            tls: self.tls.clone(),
+            http1_only: self.http1_only,
+        }
     }
 
     /// The server's URL, as the kubeconfig names it.
@@ -130,6 +134,24 @@ impl ApiClient {
             .to_bytes();
         Ok(Reply { status, body })
     }
+}
+
+/// One independent keep-alive client (its own connection).
+fn http_client(tls: &rustls::ClientConfig, http1_only: bool) -> Client<Https, Full<Bytes>> {
+    let mut http = HttpConnector::new();
+    http.enforce_http(false);
+    http.set_nodelay(true);
+    let builder = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(tls.clone())
+        .https_or_http();
+    let connector = if http1_only {
+        builder.enable_http1().wrap_connector(http)
+    } else {
+        builder.enable_all_versions().wrap_connector(http)
+    };
+    Client::builder(TokioExecutor::new())
+        .pool_max_idle_per_host(usize::MAX)
+        .build(connector)
 }
 
 /// The `Authorization` header from the kubeconfig's token or token file, if any.

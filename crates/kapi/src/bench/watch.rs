@@ -46,8 +46,13 @@ impl Clock {
     }
 }
 
+/// Watches per connection: below the stream limit HTTP/2 servers announce (kube-apiserver's
+/// and kapi's alike), so no watch waits for a stream.
+const WATCHES_PER_CONNECTION: usize = 100;
+
 /// One fan-out phase: `watchers` watchers, `events` creates.
 pub async fn fan_out(client: &Arc<ApiClient>, ns: &str, watchers: usize, events: usize) -> Row {
+    let watch_client = Arc::new(client.with_at_least(watchers.div_ceil(WATCHES_PER_CONNECTION)));
     let label = format!("w{watchers}");
     let name = format!("watch fan-out {events} events");
     let rv = match list_rv(client, ns).await {
@@ -75,7 +80,7 @@ pub async fn fan_out(client: &Arc<ApiClient>, ns: &str, watchers: usize, events:
     let mut tasks = Vec::new();
     for _ in 0..watchers {
         let (client, clock, path, ready) = (
-            client.clone(),
+            watch_client.clone(),
             clock.clone(),
             path.clone(),
             ready_tx.clone(),
