@@ -62,7 +62,7 @@ fn row<'a>(rows: &'a [serde_json::Value], op: &str, c: u64) -> &'a serde_json::V
 
 #[tokio::test]
 async fn kapi_bench_reports_every_row_with_nonzero_counts() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     let (stdout, rows) = run_bench(
         &kapi,
         &[
@@ -103,8 +103,8 @@ async fn kapi_bench_reports_every_row_with_nonzero_counts() {
 /// found listening on each loopback port (issue 19).
 #[tokio::test]
 async fn kapi_bench_given_two_kubeconfigs_compares_both_servers_in_one_table() {
-    let a = Kapi::start().await;
-    let b = Kapi::start().await;
+    let a = Kapi::start_process().await;
+    let b = Kapi::start_process().await;
     let (stdout, runs) = run_bench_on(
         &[&a, &b],
         &[
@@ -148,7 +148,7 @@ async fn kapi_bench_given_two_kubeconfigs_compares_both_servers_in_one_table() {
 
 #[tokio::test]
 async fn kapi_bench_delivers_every_event_to_every_watcher() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     let (_, rows) = run_bench(
         &kapi,
         &[
@@ -184,7 +184,7 @@ const CUSTOM: [&str; 5] = [
 
 #[tokio::test]
 async fn kapi_bench_custom_resource_mode_reports_benchwidget_rows_without_errors() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     let (_, rows) = run_bench(
         &kapi,
         &[
@@ -230,7 +230,7 @@ const WORKLOADS: [&str; 10] = [
 
 #[tokio::test]
 async fn kapi_bench_workload_mode_reports_pod_and_deployment_rows_without_errors() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     let (_, rows) = run_bench(
         &kapi,
         &[
@@ -262,7 +262,7 @@ async fn kapi_bench_workload_mode_reports_pod_and_deployment_rows_without_errors
 
 #[tokio::test]
 async fn kapi_bench_times_background_and_foreground_cascades_until_all_is_gone() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     let (_, rows) = run_bench(
         &kapi,
         &[

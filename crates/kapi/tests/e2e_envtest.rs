@@ -31,7 +31,7 @@ struct EnvtestApiserver {
     cert_dir: tempfile::TempDir,
     port: u16,
     files: envtest::EnvtestFiles,
-    _etcd: EtcdProcess,
+    _etcd: Option<EtcdProcess>,
 }
 
 impl EnvtestApiserver {
@@ -39,9 +39,37 @@ impl EnvtestApiserver {
         let etcd = EtcdProcess::start().await;
         let cert_dir = tempfile::tempdir().unwrap();
         let files = envtest::write_cert_dir(cert_dir.path());
+        Self::start_in(cert_dir, files, Some(etcd)).await
+    }
+
+    /// envtest's arguments without `--etcd-servers` (kapi then keeps its embedded store in
+    /// `<cert-dir>/kapi`), in `cert_dir`.
+    async fn start_embedded_in(cert_dir: tempfile::TempDir, files: envtest::EnvtestFiles) -> Self {
+        Self::start_in(cert_dir, files, None).await
+    }
+
+    async fn start_in(
+        cert_dir: tempfile::TempDir,
+        files: envtest::EnvtestFiles,
+        etcd: Option<EtcdProcess>,
+    ) -> Self {
         let port = free_port();
-        let args = envtest::apiserver_args(cert_dir.path(), port, &etcd.client_url);
-        let log = std::fs::File::create(cert_dir.path().join("kapi.log")).unwrap();
+        let mut args = envtest::apiserver_args(cert_dir.path(), port, "");
+        match &etcd {
+            Some(etcd) => {
+                for arg in &mut args {
+                    if arg.starts_with("--etcd-servers=") {
+                        *arg = format!("--etcd-servers={}", etcd.client_url);
+                    }
+                }
+            }
+            None => args.retain(|a| !a.starts_with("--etcd-servers=")),
+        }
+        let log = std::fs::File::options()
+            .create(true)
+            .append(true)
+            .open(cert_dir.path().join("kapi.log"))
+            .unwrap();
         let child = Command::new(kapi_binary())
             .args(&args)
             .stdout(Stdio::null())
@@ -340,4 +368,31 @@ async fn kubectl_works_with_envtests_kubeconfig() {
         String::from_utf8_lossy(&out.stdout).trim(),
         "namespace/default"
     );
+}
+
+#[tokio::test]
+async fn without_etcd_servers_it_keeps_an_embedded_store_in_the_cert_dir_across_restarts() {
+    let cert_dir = tempfile::tempdir().unwrap();
+    let files = envtest::write_cert_dir(cert_dir.path());
+    let mut server = EnvtestApiserver::start_embedded_in(cert_dir, files).await;
+    let cms: Api<ConfigMap> = Api::namespaced(server.client().await, "default");
+    let cm: ConfigMap = serde_json::from_value(
+        json!({"metadata": {"name": "kept"}, "data": {"store": "embedded"}}),
+    )
+    .unwrap();
+    cms.create(&PostParams::default(), &cm).await.unwrap();
+    assert!(server.stop().success(), "{}", server.log());
+    let store = server.cert_dir.path().join("kapi");
+    assert!(
+        std::fs::read_dir(&store).unwrap().next().is_some(),
+        "the embedded store is in {}",
+        store.display()
+    );
+    let cert_dir = std::mem::replace(&mut server.cert_dir, tempfile::tempdir().unwrap());
+    let files = server.files.clone();
+    drop(server);
+    let server = EnvtestApiserver::start_embedded_in(cert_dir, files).await;
+    let cms: Api<ConfigMap> = Api::namespaced(server.client().await, "default");
+    let kept = cms.get("kept").await.unwrap();
+    assert_eq!(kept.data.unwrap()["store"], "embedded");
 }

@@ -251,7 +251,7 @@ async fn wait_mid_way(kapi: &Kapi, total: u64) {
 async fn a_migration_interrupted_by_killing_kapi_resumes_after_restart_and_completes() {
     // Each conversion answer waits 400 ms, so the four pages take seconds.
     let webhook = WidgetWebhook::start_with(&["--delay-ms", "400"]);
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     create_crd(&kapi, &webhook).await;
     create_widgets(&kapi, "g", N).await;
     switch_storage_to_v1beta1(&kapi).await;

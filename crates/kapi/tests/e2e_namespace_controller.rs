@@ -108,7 +108,7 @@ async fn a_terminating_namespace_says_what_content_and_finalizers_remain() {
 
 #[tokio::test]
 async fn a_namespace_left_terminating_across_a_restart_finishes() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     kapi.kubectl_ok(&["create", "namespace", "t"]);
     create_cm(&kapi, "t", "a", None);
     let dir = kapi.crash();

@@ -165,7 +165,7 @@ async fn a_longer_token_than_the_maximum_is_shortened_with_a_warning() {
 
 #[tokio::test]
 async fn a_token_bound_to_a_secret_dies_with_the_secret() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     robot_reading_configmaps(&kapi).await;
     let secret = admin_creates(
         &kapi,
@@ -323,7 +323,7 @@ async fn a_malformed_authorization_header_is_refused_with_401() {
 
 #[tokio::test]
 async fn a_client_certificate_from_another_ca_is_refused_with_401() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     // Another kapi's data dir: another CA of the same name.
     let other = tempfile::tempdir().unwrap();
     kapi_server::pki::Credentials::load_or_create(other.path(), &[]).unwrap();
@@ -351,7 +351,7 @@ fn b64(bytes: &[u8]) -> String {
 
 #[tokio::test]
 async fn a_legacy_token_secret_authenticates_until_it_is_deleted() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     robot_reading_configmaps(&kapi).await;
     admin_creates(
         &kapi,

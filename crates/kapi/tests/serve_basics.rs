@@ -13,7 +13,7 @@ fn get(path: &str) -> http::Request<Vec<u8>> {
 
 #[tokio::test]
 async fn first_start_writes_credentials_and_kubeconfig_with_mode_0600() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     for name in [
         "ca.crt",
         "ca.key",
@@ -32,7 +32,7 @@ async fn first_start_writes_credentials_and_kubeconfig_with_mode_0600() {
 
 #[tokio::test]
 async fn health_and_version_endpoints_need_no_credentials() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     let anon = kapi.anonymous_client().await;
     for path in ["/healthz", "/livez", "/readyz"] {
         let (status, _, body) = send_raw(&anon, get(path)).await;
@@ -48,7 +48,7 @@ async fn health_and_version_endpoints_need_no_credentials() {
 
 #[tokio::test]
 async fn request_without_credentials_gets_401_status() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     let anon = kapi.anonymous_client().await;
     let (status, headers, body) = send_raw(&anon, get("/api/v1/namespaces")).await;
     assert_eq!(status, 401);
@@ -58,7 +58,7 @@ async fn request_without_credentials_gets_401_status() {
 
 #[tokio::test]
 async fn wrong_bearer_token_gets_401() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     let mut config = kapi.config().await;
     config.auth_info = Default::default();
     config.auth_info.token = Some("not-the-token".to_owned().into());
@@ -79,7 +79,7 @@ async fn certificate_client(kapi: &Kapi, user: &str, group: Option<&str>) -> kub
 
 #[tokio::test]
 async fn a_client_certificate_in_system_masters_may_do_anything() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     let client = certificate_client(&kapi, "alice", Some("system:masters")).await;
     let (status, _, _) = send_raw(&client, get("/metrics")).await;
     assert_eq!(status, 200);
@@ -87,7 +87,7 @@ async fn a_client_certificate_in_system_masters_may_do_anything() {
 
 #[tokio::test]
 async fn a_client_certificates_common_name_is_the_user_rbac_judges() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     let client = certificate_client(&kapi, "alice", None).await;
     // Authenticated (not 401), but no role grants alice the metrics.
     let (status, _, body) = send_raw(&client, get("/metrics")).await;
@@ -115,7 +115,7 @@ fn base64(bytes: &[u8]) -> String {
 
 #[tokio::test]
 async fn metrics_are_prometheus_text_with_request_counters() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     let (status, headers, body) = kapi.raw(get("/metrics")).await;
     assert_eq!(status, 200);
     assert!(
@@ -133,13 +133,13 @@ async fn metrics_are_prometheus_text_with_request_counters() {
 
 #[tokio::test]
 async fn sigterm_stops_the_server_with_exit_code_0() {
-    let mut kapi = Kapi::start().await;
+    let mut kapi = Kapi::start_process().await;
     assert!(kapi.stop(), "{}", kapi.log());
 }
 
 #[tokio::test]
 async fn restart_reuses_the_ca_and_token() {
-    let mut kapi = Kapi::start().await;
+    let mut kapi = Kapi::start_process().await;
     let token = std::fs::read_to_string(kapi.dir.path().join("tokens.csv")).unwrap();
     let ca = std::fs::read_to_string(kapi.dir.path().join("ca.crt")).unwrap();
     kapi.stop();
@@ -169,7 +169,7 @@ async fn restart_reuses_the_ca_and_token() {
 
 #[tokio::test]
 async fn kubectl_version_reaches_the_server() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     let out = kapi.kubectl_ok(&["version", "-o", "json"]);
     let v = json(out.as_bytes());
     assert_eq!(v["serverVersion"]["major"], "1");
@@ -177,7 +177,7 @@ async fn kubectl_version_reaches_the_server() {
 
 #[tokio::test]
 async fn readyz_verbose_lists_each_check_as_kube_apiserver_does() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     let anon = kapi.anonymous_client().await;
     let (status, _, body) = send_raw(&anon, get("/readyz?verbose")).await;
     assert_eq!(status, 200);
@@ -199,7 +199,7 @@ async fn readyz_verbose_lists_each_check_as_kube_apiserver_does() {
 
 #[tokio::test]
 async fn one_named_check_answers_alone_and_an_unknown_one_is_404() {
-    let kapi = Kapi::start().await;
+    let kapi = Kapi::start_process().await;
     let anon = kapi.anonymous_client().await;
     let (status, _, body) = send_raw(&anon, get("/livez/etcd")).await;
     assert_eq!((status, body.as_slice()), (200, b"ok".as_slice()));

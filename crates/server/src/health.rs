@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The Kubernetes minor version whose API kapi serves.
-pub const KUBE_MINOR: &str = "35";
+pub const KUBE_MINOR: &str = "36";
 
 /// kapi's `gitVersion`: the Kubernetes version it serves, with kapi's own as pre-release.
 pub fn git_version() -> String {
@@ -47,7 +47,7 @@ impl VersionInfo {
             emulation_major: "1",
             emulation_minor: KUBE_MINOR,
             min_compatibility_major: "1",
-            min_compatibility_minor: "34",
+            min_compatibility_minor: "35",
             git_version: git_version(),
             git_commit: "",
             git_tree_state: "",

@@ -67,6 +67,7 @@ pub struct TestServerBuilder {
     etcd: Vec<String>,
     controllers: Option<Vec<String>>,
     compaction_interval: Option<Duration>,
+    data_dir: Option<PathBuf>,
 }
 
 /// How long a CRD may take to be Established and served.
@@ -109,9 +110,19 @@ impl TestServerBuilder {
         self
     }
 
+    /// Keeps the store, certificates and kubeconfig in `dir` (created if missing, left in
+    /// place when the server stops) instead of a temporary directory removed with it.
+    pub fn data_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.data_dir = Some(dir.into());
+        self
+    }
+
     /// Starts the server.
     pub async fn start(self) -> Result<TestServer, TestServerError> {
-        let dir = tempfile::tempdir().map_err(TestServerError::TempDir)?;
+        let dir = match &self.data_dir {
+            Some(path) => DataDir::Given(path.clone()),
+            None => DataDir::Temporary(tempfile::tempdir().map_err(TestServerError::TempDir)?),
+        };
         let mut resolver = StaticServiceResolver::new();
         for s in &self.services {
             let entry: ServiceOverride = s
@@ -194,7 +205,25 @@ pub struct TestServer {
     addr: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
-    dir: tempfile::TempDir,
+    dir: DataDir,
+}
+
+/// Where a [`TestServer`] keeps its data.
+#[derive(Debug)]
+enum DataDir {
+    /// Removed when the server is dropped.
+    Temporary(tempfile::TempDir),
+    /// The test's own directory, left in place.
+    Given(PathBuf),
+}
+
+impl DataDir {
+    fn path(&self) -> &Path {
+        match self {
+            DataDir::Temporary(dir) => dir.path(),
+            DataDir::Given(path) => path,
+        }
+    }
 }
 
 impl TestServer {

@@ -144,6 +144,81 @@ async fn a_crd_file_is_served_and_its_webhook_in_this_process_reached_by_service
     assert_eq!(got.data["spec"]["displayName"], "hello");
 }
 
+/// A validating admission webhook: refuses ConfigMaps with a `forbidden` key.
+async fn validate(body: Bytes) -> Json<Value> {
+    let review: Value = serde_json::from_slice(&body).unwrap();
+    let request = &review["request"];
+    let forbidden = request["object"]["data"].get("forbidden").is_some();
+    let mut response = json!({"uid": request["uid"], "allowed": !forbidden});
+    if forbidden {
+        response["status"] = json!({"code": 403, "message": "the key forbidden is not allowed"});
+    }
+    Json(
+        json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+        "response": response}),
+    )
+}
+
+#[tokio::test]
+async fn an_admission_webhook_in_this_process_is_reached_by_service() {
+    kapi_webhook::tls::install_crypto_provider();
+    let certs = make_certs();
+    let config = kapi_webhook::tls::server_config_from_pem(
+        certs.cert_pem.as_bytes(),
+        certs.key_pem.as_bytes(),
+    )
+    .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let router = axum::Router::new().route("/validate", post(validate));
+    tokio::spawn(kapi_webhook::tls::serve_tls(
+        listener,
+        config,
+        router,
+        std::future::pending(),
+    ));
+    let server = TestServer::builder()
+        .webhook_service("webhooks", "widgets", addr)
+        .start()
+        .await
+        .unwrap();
+    let hook = json!({"apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "guard"},
+        "webhooks": [{"name": "guard.example.com", "sideEffects": "None",
+            "admissionReviewVersions": ["v1"], "failurePolicy": "Fail",
+            "clientConfig": {"caBundle": certs.ca_bundle(),
+                "service": {"namespace": "webhooks", "name": "widgets", "path": "/validate"}},
+            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                "resources": ["configmaps"]}]}]});
+    let req = http::Request::post(
+        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+    )
+    .header("content-type", "application/json")
+    .body(hook.to_string().into_bytes())
+    .unwrap();
+    server.client().request_text(req).await.unwrap();
+    let cms: Api<ConfigMap> = Api::namespaced(server.client(), "default");
+    let mut refused = configmap("refused");
+    refused.data = Some([("forbidden".to_owned(), "x".to_owned())].into());
+    let err = cms
+        .create(&PostParams::default(), &refused)
+        .await
+        .unwrap_err();
+    let kube::Error::Api(status) = err else {
+        panic!("not an API error: {err}")
+    };
+    assert_eq!(status.code, 403, "{}", status.message);
+    assert!(
+        status.message.contains("the key forbidden is not allowed"),
+        "{}",
+        status.message
+    );
+    assert!(cms.get_opt("refused").await.unwrap().is_none());
+    cms.create(&PostParams::default(), &configmap("allowed"))
+        .await
+        .unwrap();
+}
+
 #[tokio::test]
 async fn a_server_on_etcd_keeps_its_objects_there() {
     let etcd = kapi_testsupport::etcd::EtcdProcess::start().await;

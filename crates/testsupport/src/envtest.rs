@@ -45,6 +45,7 @@ impl TinyCa {
 }
 
 /// The cert dir envtest prepared, and what its clients use.
+#[derive(Debug, Clone)]
 pub struct EnvtestFiles {
     /// The serving CA (PEM): what envtest's rest.Config trusts.
     pub serving_ca_pem: String,

@@ -1,5 +1,8 @@
-//! Starts a real `kapi serve` on a free loopback port with a temp data dir, and hands out
-//! clients for it: the `kube` crate (admin, anonymous, raw) and the real `kubectl`.
+//! Starts kapi for a test — in the test's process by default (kapi-test's control plane on
+//! a runtime of its own, so the test may block on kubectl), or as a real `kapi serve`
+//! process when the test needs one (flags, its log, a SIGKILL, its PID) — on a free
+//! loopback port with a temp data dir, and hands out clients for it: the `kube` crate
+//! (admin, anonymous, raw) and the real `kubectl`.
 #![allow(dead_code)]
 
 use kube::config::{KubeConfigOptions, Kubeconfig};
@@ -7,41 +10,110 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
-/// A running `kapi serve`, stopped (SIGTERM, by PID) on drop.
+/// A running kapi, stopped on drop (a process by SIGTERM, by PID).
 pub struct Kapi {
-    child: Option<Child>,
+    server: Server,
     /// The data dir (a temp dir, removed on drop).
     pub dir: tempfile::TempDir,
     /// `https://127.0.0.1:PORT`.
     pub url: String,
 }
 
+/// Where the server runs.
+enum Server {
+    /// A `kapi serve` child process.
+    Process(Child),
+    /// kapi-test's control plane on a thread and runtime of its own in this process.
+    InProcess {
+        stop: tokio::sync::oneshot::Sender<()>,
+        thread: std::thread::JoinHandle<()>,
+    },
+    /// Stopped.
+    Stopped,
+}
+
 impl Kapi {
-    /// Starts kapi with extra flags and waits until /readyz answers.
+    /// Starts a `kapi serve` process with extra flags and waits until /readyz answers.
     pub async fn start_with(extra: &[&str]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         Self::start_in(dir, extra).await
     }
 
-    /// Starts kapi with default flags.
+    /// Starts kapi in this process, with every controller.
     pub async fn start() -> Self {
+        Self::in_process(None).await
+    }
+
+    /// Starts a `kapi serve` process with default flags (for tests of the process itself:
+    /// its log, a crash, its PID).
+    pub async fn start_process() -> Self {
         Self::start_with(&[]).await
     }
 
-    /// Starts kapi without the root CA publisher, for tests that count every ConfigMap of
-    /// a namespace (each namespace otherwise holds `kube-root-ca.crt`, as on a cluster).
+    /// Starts kapi in this process without the root CA publisher, for tests that count
+    /// every ConfigMap of a namespace (each namespace otherwise holds `kube-root-ca.crt`, as
+    /// on a cluster).
     #[allow(dead_code)]
     pub async fn start_without_root_ca() -> Self {
-        Self::start_with(&["--controllers=*,-root-ca-certificate-publisher-controller"]).await
+        Self::in_process(Some(&["*", "-root-ca-certificate-publisher-controller"])).await
     }
 
-    /// The server's process id.
+    /// Starts kapi-test's control plane on its own thread and runtime, in the data dir.
+    async fn in_process(controllers: Option<&[&str]>) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_owned();
+        let controllers: Option<Vec<String>> =
+            controllers.map(|c| c.iter().map(|s| s.to_string()).collect());
+        let (ready, started) = tokio::sync::oneshot::channel();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let mut builder = kapi_test::TestServer::builder().data_dir(path);
+                if let Some(list) = &controllers {
+                    let list: Vec<&str> = list.iter().map(String::as_str).collect();
+                    builder = builder.controllers(&list);
+                }
+                match builder.start().await {
+                    Ok(server) => {
+                        let _ = ready.send(Ok(server.url()));
+                        let _ = stopped.await;
+                        server.stop().await;
+                    }
+                    Err(e) => {
+                        let _ = ready.send(Err(e.to_string()));
+                    }
+                }
+            });
+        });
+        let url = match started.await {
+            Ok(Ok(url)) => url,
+            Ok(Err(e)) => panic!("the in-process kapi did not start: {e}"),
+            Err(_) => panic!("the in-process kapi's thread ended before it started"),
+        };
+        let kapi = Kapi {
+            server: Server::InProcess { stop, thread },
+            dir,
+            url,
+        };
+        kapi.wait_ready().await;
+        kapi
+    }
+
+    /// The server's process id (0 when it runs in this process).
     #[allow(dead_code)]
     pub fn pid(&self) -> u32 {
-        self.child.as_ref().map_or(0, |c| c.id())
+        match &self.server {
+            Server::Process(child) => child.id(),
+            _ => 0,
+        }
     }
 
-    /// Starts kapi on an existing data dir.
+    /// Starts a `kapi serve` process on an existing data dir.
     pub async fn start_in(dir: tempfile::TempDir, extra: &[&str]) -> Self {
         let _ = std::fs::remove_file(dir.path().join("kubeconfig"));
         let log = std::fs::File::create(dir.path().join("kapi.log")).unwrap();
@@ -54,7 +126,7 @@ impl Kapi {
             .spawn()
             .unwrap();
         let mut kapi = Kapi {
-            child: Some(child),
+            server: Server::Process(child),
             dir,
             url: String::new(),
         };
@@ -75,7 +147,9 @@ impl Kapi {
                     .trim()
                     .to_owned();
             }
-            if let Some(status) = self.child.as_mut().unwrap().try_wait().unwrap() {
+            if let Server::Process(child) = &mut self.server
+                && let Some(status) = child.try_wait().unwrap()
+            {
                 panic!("kapi exited early ({status}): {}", self.log());
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -100,7 +174,7 @@ impl Kapi {
         self.dir.path().join("kubeconfig")
     }
 
-    /// kapi's log so far.
+    /// kapi's log so far (a process's; an in-process server logs to the test's tracing).
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("kapi.log")).unwrap_or_default()
     }
@@ -191,27 +265,48 @@ impl Kapi {
     /// Kills kapi with SIGKILL (no shutdown at all) and hands back its data dir, to start
     /// again on with [`Kapi::start_in`].
     pub fn crash(mut self) -> tempfile::TempDir {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
+        match std::mem::replace(&mut self.server, Server::Stopped) {
+            Server::Process(mut child) => {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            Server::InProcess { .. } => panic!("crash() needs kapi as a process: start_process"),
+            Server::Stopped => {}
         }
         std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap())
     }
 
     /// Sends SIGTERM and waits; returns whether kapi exited successfully.
     pub fn stop(&mut self) -> bool {
-        let Some(mut child) = self.child.take() else {
-            return false;
-        };
-        // SAFETY: kill(2) on the PID of a child we spawned and have not reaped.
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
-        child.wait().map(|s| s.success()).unwrap_or(false)
+        match std::mem::replace(&mut self.server, Server::Stopped) {
+            Server::Process(mut child) => {
+                // SAFETY: kill(2) on the PID of a child we spawned and have not reaped.
+                unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+                child.wait().map(|s| s.success()).unwrap_or(false)
+            }
+            Server::InProcess { stop, thread } => {
+                let _ = stop.send(());
+                thread.join().is_ok()
+            }
+            Server::Stopped => false,
+        }
     }
 }
 
 impl Drop for Kapi {
+    /// A process is stopped and reaped; an in-process server is told to stop and left to
+    /// drain on its own thread (joining it here would block the test's runtime, which may
+    /// still have to answer the server's goodbye on the test's open connections).
     fn drop(&mut self) {
-        self.stop();
+        match std::mem::replace(&mut self.server, Server::Stopped) {
+            Server::InProcess { stop, .. } => {
+                let _ = stop.send(());
+            }
+            other => {
+                self.server = other;
+                self.stop();
+            }
+        }
     }
 }
 
