@@ -79,6 +79,14 @@ async fn handle(
             json!({"allowed": false, "status": {"code": 422, "message": "objects labelled deny are refused"}}),
         )
         .into_response(),
+        // Refuses to let go of objects labelled `keep` (a DELETE's object is its oldObject).
+        "/keep" if review["request"]["oldObject"]["metadata"]["labels"].get("keep").is_some() => {
+            answer(
+                &review,
+                json!({"allowed": false, "status": {"message": "objects labelled keep stay"}}),
+            )
+            .into_response()
+        }
         // Adds the label `mutated: yes`.
         "/label" => patched(&review, add_label(&review, "mutated", "yes")).into_response(),
         // Answers after 3 s.
@@ -194,6 +202,12 @@ impl Webhooks {
             .map(|(_, r)| r.clone())
             .collect()
     }
+}
+
+/// `extra` for [`Webhooks::hook`]: rules on configmaps for `operations`.
+pub fn on_configmaps(operations: &[&str]) -> Value {
+    json!({"rules": [{"operations": operations, "apiGroups": [""], "apiVersions": ["v1"],
+        "resources": ["configmaps"]}]})
 }
 
 /// POSTs `obj` to an admissionregistration.k8s.io/v1 collection; the error's text when

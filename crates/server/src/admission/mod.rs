@@ -166,6 +166,12 @@ impl Admission for RequestAdmission {
             .map_err(|causes| kapi_registry::Error::invalid("autoscaling", &kind, r.name, causes))
     }
 
+    async fn mutate_delete(&self, r: &AdmissionRequest<'_>) -> kapi_registry::Result<()> {
+        // Mutating policies cannot select a DELETE (their validation refuses it); mutating
+        // webhooks can, and are called with the object going as oldObject.
+        self.webhooks().mutate_delete(r).await
+    }
+
     async fn validate(&self, r: &AdmissionRequest<'_>, obj: &Value) -> kapi_registry::Result<()> {
         let (Some(entry), Some(sub)) = (self.view_entry(r), r.subresource) else {
             return self.validate_object(r, obj).await;

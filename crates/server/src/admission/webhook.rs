@@ -435,6 +435,32 @@ impl<'a> WebhookAdmission<'a> {
         Ok(pass)
     }
 
+    /// Mutating webhooks registered for a delete, in order: each is called with the object
+    /// going as `oldObject` and a null `object`, and may refuse; a non-empty patch is an
+    /// error, there being no object to apply it to (upstream's dispatcher).
+    pub async fn mutate_delete(&self, r: &AdmissionRequest<'_>) -> kapi_registry::Result<()> {
+        for m in self.applicable(MUTATING, r, None).await? {
+            let (_, seen_old) = self.as_seen(&m, r, None).await?;
+            let Some(response) = self
+                .call_with_policy(&m, r, None, seen_old.as_ref().or(r.old))
+                .await?
+            else {
+                continue;
+            };
+            if response["allowed"] != true {
+                return Err(denial(r, &m.hook.name, &response));
+            }
+            let patch = response["patch"].as_str().map(decode_patch);
+            if patch.is_some_and(|p| p.as_ref().is_none_or(|ops| !ops.0.is_empty())) {
+                return Err(Error::Internal(format!(
+                    "admission webhook {:?} attempted to modify the object, which is not supported for this operation",
+                    m.hook.name
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Calls one mutating webhook and applies its patch (to the object as the webhook saw
     /// it, converted back when it saw another version).
     async fn mutate_one(
@@ -460,10 +486,7 @@ impl<'a> WebhookAdmission<'a> {
         };
         let failed =
             |why: String| Error::Internal(format!("failed calling webhook {:?}: {why}", hook.name));
-        let ops: json_patch::Patch = STANDARD
-            .decode(patch)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
+        let ops = decode_patch(patch)
             .ok_or_else(|| failed("the patch is not a JSON patch".to_owned()))?;
         let mut patched = sent.clone();
         json_patch::patch(&mut patched, &ops)
@@ -547,6 +570,14 @@ impl<'a> WebhookAdmission<'a> {
         }
         Ok(())
     }
+}
+
+/// A webhook's `patch` (base64 of a JSON patch), `None` when it is not one.
+fn decode_patch(patch: &str) -> Option<json_patch::Patch> {
+    STANDARD
+        .decode(patch)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
 }
 
 /// The entry the request writes through.
