@@ -277,7 +277,17 @@ async fn an_answer_in_another_api_version_refuses_the_write() {
     broken_answer_refuses(
         "/wrong-version",
         "ValidatingWebhookConfiguration",
-        "expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got admission.k8s.io/v9",
+        "received invalid webhook response: expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got admission.k8s.io/v9, Kind=AdmissionReview",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn an_answer_without_a_response_refuses_the_write() {
+    broken_answer_refuses(
+        "/absent",
+        "MutatingWebhookConfiguration",
+        "received invalid webhook response: webhook response was absent",
     )
     .await;
 }
@@ -307,7 +317,7 @@ async fn a_patch_from_a_validating_webhook_refuses_the_write() {
     broken_answer_refuses(
         "/label",
         "ValidatingWebhookConfiguration",
-        "validating webhooks may not return patches",
+        "received invalid webhook response: validating webhook may not return response.patch",
     )
     .await;
 }

@@ -123,6 +123,9 @@ async fn handle(
             a["apiVersion"] = json!("admission.k8s.io/v9");
             Json(a).into_response()
         }
+        // Answers an AdmissionReview without a response.
+        "/absent" => Json(json!({"apiVersion": review["apiVersion"].clone(), "kind": "AdmissionReview"}))
+            .into_response(),
         // Answers with a 10 MB body.
         "/huge" => {
             let mut a = answer(&review, json!({"allowed": true})).0;

@@ -4,6 +4,7 @@
 //! ValidatingAdmissionWebhook. What the plugins warn is collected per request and sent as
 //! `Warning` headers.
 
+pub mod answer;
 pub mod matching;
 pub mod metrics;
 pub mod mutating_policy;
