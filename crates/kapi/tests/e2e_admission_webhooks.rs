@@ -619,3 +619,34 @@ async fn a_status_webhook_sees_the_whole_object() {
     assert_eq!(request["subResource"], "status");
     assert_eq!(request["object"]["status"]["observedGeneration"], 1);
 }
+
+#[tokio::test]
+async fn each_mutating_webhook_is_judged_on_the_object_earlier_webhooks_patched() {
+    let hooks = Webhooks::start().await;
+    let server = TestServer::start().await.unwrap();
+    let labelled_second = json!({"matchConditions": [{"name": "second",
+        "expression": "has(object.metadata.labels) && 'second' in object.metadata.labels"}]});
+    register_all(
+        &server,
+        "MutatingWebhookConfiguration",
+        vec![
+            hooks.hook("label.example.com", "/label", json!({})),
+            hooks.hook(
+                "second.example.com",
+                "/second",
+                json!({"objectSelector": {"matchLabels": {"mutated": "yes"}}}),
+            ),
+            hooks.hook("record.example.com", "/record", labelled_second),
+        ],
+    )
+    .await;
+    let cms: Api<ConfigMap> = Api::namespaced(server.client(), "default");
+    let created = cms
+        .create(&PostParams::default(), &configmap("chained", json!({})))
+        .await
+        .unwrap();
+    let labels = created.metadata.labels.unwrap();
+    assert_eq!(labels["mutated"], "yes");
+    assert_eq!(labels["second"], "yes");
+    assert_eq!(hooks.received_on("/record").len(), 1);
+}

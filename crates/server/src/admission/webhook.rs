@@ -204,7 +204,7 @@ impl<'a> WebhookAdmission<'a> {
         })
     }
 
-    /// The hooks of `resource` that apply to this request.
+    /// The hooks of `resource` that apply to this request and `obj`.
     async fn applicable(
         &self,
         resource: &str,
@@ -214,38 +214,57 @@ impl<'a> WebhookAdmission<'a> {
         if matching::exempt(r) {
             return Ok(Vec::new());
         }
-        let mut namespace: Option<Option<Value>> = None;
+        let mut namespace = None;
         let mut out = Vec::new();
         for hook in self.hooks(resource).await? {
-            let Some((seen, convert_to)) = self.seen_as(&hook, r) else {
-                continue;
-            };
-            if !matching::object_selected(&hook.spec["objectSelector"], r, obj) {
-                continue;
-            }
-            if namespace.is_none() {
-                namespace = Some(matching::namespace_object(self.state, r, obj).await);
-            }
-            let ns = namespace.as_ref().and_then(Option::as_ref);
-            if !matching::namespace_selected(&hook.spec["namespaceSelector"], r, ns) {
-                continue;
-            }
-            if !self.conditions_hold(&hook, r, &seen, obj, ns)? {
-                continue;
-            }
-            if r.dry_run && !hook.safe_on_dry_run() {
-                return Err(Error::bad_request(format!(
-                    "admission webhook {:?} does not support dry run",
-                    hook.name
-                )));
-            }
-            out.push(Matched {
-                hook,
-                seen,
-                convert_to,
-            });
+            out.extend(self.judge(hook, r, obj, &mut namespace).await?);
         }
         Ok(out)
+    }
+
+    /// `hook` as it applies to the request with `obj` (its rules, selectors and
+    /// matchConditions), or `None`; `namespace` keeps the request's Namespace between calls
+    /// (except when the write is of that Namespace, whose labels a webhook may change).
+    async fn judge(
+        &self,
+        hook: Hook,
+        r: &AdmissionRequest<'_>,
+        obj: Option<&Value>,
+        namespace: &mut Option<Option<Value>>,
+    ) -> Result<Option<Matched>, Error> {
+        let Some((seen, convert_to)) = self.seen_as(&hook, r) else {
+            return Ok(None);
+        };
+        if !matching::object_selected(&hook.spec["objectSelector"], r, obj) {
+            return Ok(None);
+        }
+        let ns = match namespace {
+            Some(ns) => ns.clone(),
+            None => {
+                let ns = matching::namespace_object(self.state, r, obj).await;
+                if !(r.group.is_empty() && r.resource == "namespaces") {
+                    *namespace = Some(ns.clone());
+                }
+                ns
+            }
+        };
+        if !matching::namespace_selected(&hook.spec["namespaceSelector"], r, ns.as_ref()) {
+            return Ok(None);
+        }
+        if !self.conditions_hold(&hook, r, &seen, obj, ns.as_ref())? {
+            return Ok(None);
+        }
+        if r.dry_run && !hook.safe_on_dry_run() {
+            return Err(Error::bad_request(format!(
+                "admission webhook {:?} does not support dry run",
+                hook.name
+            )));
+        }
+        Ok(Some(Matched {
+            hook,
+            seen,
+            convert_to,
+        }))
     }
 
     /// Whether the webhook's `matchConditions` all hold: a false one skips it; an error
@@ -405,7 +424,8 @@ impl<'a> WebhookAdmission<'a> {
         }
     }
 
-    /// Mutating webhooks, in order; `previous` is the first pass when this is the
+    /// Mutating webhooks, in order, each judged on the object as the ones before it left it
+    /// (as upstream's dispatcher); `previous` is the first pass when this is the
     /// reinvocation (then only the IfNeeded webhooks whose object changed since run again).
     pub async fn mutate(
         &self,
@@ -414,7 +434,14 @@ impl<'a> WebhookAdmission<'a> {
         previous: Option<&MutationPass>,
     ) -> kapi_registry::Result<MutationPass> {
         let mut pass = MutationPass::default();
-        for m in self.applicable(MUTATING, r, Some(obj)).await? {
+        if matching::exempt(r) {
+            return Ok(pass);
+        }
+        let mut namespace = None;
+        for hook in self.hooks(MUTATING).await? {
+            let Some(m) = self.judge(hook, r, Some(obj), &mut namespace).await? else {
+                continue;
+            };
             if let Some(first) = previous
                 && !(m.hook.reinvocable() && first.reinvoke(&m.hook.name, obj))
             {
