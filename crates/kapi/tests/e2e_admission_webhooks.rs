@@ -297,7 +297,13 @@ async fn a_ten_megabyte_answer_refuses_the_write() {
     broken_answer_refuses(
         "/huge",
         "ValidatingWebhookConfiguration",
-        "received invalid webhook response",
+        "received invalid webhook response: the response is 10485",
+    )
+    .await;
+    broken_answer_refuses(
+        "/huge",
+        "MutatingWebhookConfiguration",
+        "bytes, over the limit of 3145728",
     )
     .await;
 }

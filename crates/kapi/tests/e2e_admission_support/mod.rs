@@ -105,6 +105,12 @@ async fn handle(
             let saw = obj["metadata"]["labels"].get("second").is_some();
             patched(&review, add_label(&review, "first-saw-second", &saw.to_string())).into_response()
         }
+        // Adds the label `mutated: yes` with no patchType (as a v1beta1 webhook may).
+        "/label-untyped" => answer(
+            &review,
+            json!({"allowed": true, "patch": patch_of(add_label(&review, "mutated", "yes"))}),
+        )
+        .into_response(),
         // Adds the label `second: yes`.
         "/second" => patched(&review, add_label(&review, "second", "yes")).into_response(),
         // Caps `spec.replicas` at 2.
