@@ -4,7 +4,8 @@
 //! upstream's messages, missing params, evaluation errors under each failure policy,
 //! matchConditions and variables, a policy that does not compile refused at creation, an
 //! undefined field reported in the policy's status, mutations by ApplyConfiguration and
-//! JSONPatch, and the checks in `/metrics`.
+//! JSONPatch (with params, under each failure policy, never on DELETE), and the checks in
+//! `/metrics`.
 
 mod e2e_admission_support;
 
@@ -418,13 +419,22 @@ fn mutating_policy(name: &str, mutation: Value) -> Value {
 }
 
 async fn install_mutating(server: &TestServer, policy: Value) {
+    install_mutating_bound(server, policy, json!({})).await;
+}
+
+/// Installs `policy` with a binding of its name whose spec adds `binding`.
+async fn install_mutating_bound(server: &TestServer, policy: Value, binding: Value) {
     let name = policy["metadata"]["name"].as_str().unwrap().to_owned();
     create_config(server, "mutatingadmissionpolicies", &policy)
         .await
         .unwrap();
+    let mut spec = json!({"policyName": name});
+    if let (Some(s), Some(extra)) = (spec.as_object_mut(), binding.as_object()) {
+        s.extend(extra.clone());
+    }
     let b = json!({"apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "MutatingAdmissionPolicyBinding", "metadata": {"name": name},
-        "spec": {"policyName": name}});
+        "spec": spec});
     create_config(server, "mutatingadmissionpolicybindings", &b)
         .await
         .unwrap();
@@ -503,4 +513,85 @@ async fn policy_checks_are_in_the_metrics() {
     ] {
         assert!(metrics.contains(line), "{line} not in\n{metrics}");
     }
+}
+
+#[tokio::test]
+async fn a_mutating_policy_for_delete_is_refused_at_creation() {
+    let server = TestServer::start().await.unwrap();
+    let mut policy = mutating_policy(
+        "on-delete",
+        json!({"patchType": "JSONPatch", "jsonPatch": {"expression": "[]"}}),
+    );
+    policy["spec"]["matchConstraints"]["resourceRules"][0]["operations"] = json!(["DELETE"]);
+    let err = create_config(&server, "mutatingadmissionpolicies", &policy)
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains(r#"spec.matchConstraints.resourceRules.operations: Unsupported value: \"DELETE\": supported values: \"*\", \"CONNECT\", \"CREATE\", \"UPDATE\""#),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_failing_mutation_refuses_under_fail_and_changes_nothing_under_ignore() {
+    let server = TestServer::start().await.unwrap();
+    let failing = |name: &str, policy: &str| {
+        let mut p = mutating_policy(
+            name,
+            json!({"patchType": "JSONPatch", "jsonPatch": {
+                "expression": "[JSONPatch{op: 'add', path: '/data/x', value: object.data.missing}]"}}),
+        );
+        p["spec"]["failurePolicy"] = json!(policy);
+        p["spec"]["matchConstraints"]["resourceRules"][0]["resourceNames"] = json!([name]);
+        p
+    };
+    install_mutating(&server, failing("strict", "Fail")).await;
+    install_mutating(&server, failing("lenient", "Ignore")).await;
+    let cms: Api<ConfigMap> = Api::namespaced(server.client(), "default");
+    let err = api_error(
+        cms.create(&PostParams::default(), &configmap("strict", json!({})))
+            .await
+            .unwrap_err(),
+    );
+    assert!(
+        err.message
+            .contains("MutatingAdmissionPolicy 'strict' with binding 'strict' denied request"),
+        "{}",
+        err.message
+    );
+    assert!(cms.get_opt("strict").await.unwrap().is_none());
+    let kept = cms
+        .create(&PostParams::default(), &configmap("lenient", json!({})))
+        .await
+        .unwrap();
+    assert!(kept.data.is_none_or(|d| !d.contains_key("x")));
+}
+
+#[tokio::test]
+async fn a_mutating_policy_reads_its_params() {
+    let server = TestServer::start().await.unwrap();
+    let cms: Api<ConfigMap> = Api::namespaced(server.client(), "default");
+    let team: ConfigMap =
+        serde_json::from_value(json!({"metadata": {"name": "team"}, "data": {"team": "storage"}}))
+            .unwrap();
+    cms.create(&PostParams::default(), &team).await.unwrap();
+    let mut policy = mutating_policy(
+        "team-from-params",
+        json!({"patchType": "ApplyConfiguration", "applyConfiguration": {
+            "expression": "Object{metadata: Object.metadata{labels: {'team': params.data.team}}}"}}),
+    );
+    policy["spec"]["paramKind"] = json!({"apiVersion": "v1", "kind": "ConfigMap"});
+    policy["spec"]["matchConstraints"]["resourceRules"][0]["resourceNames"] = json!(["labelled"]);
+    install_mutating_bound(
+        &server,
+        policy,
+        json!({"paramRef": {"name": "team", "namespace": "default",
+            "parameterNotFoundAction": "Deny"}}),
+    )
+    .await;
+    let created = cms
+        .create(&PostParams::default(), &configmap("labelled", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(created.metadata.labels.unwrap()["team"], "storage");
 }

@@ -277,7 +277,17 @@ async fn an_answer_in_another_api_version_refuses_the_write() {
     broken_answer_refuses(
         "/wrong-version",
         "ValidatingWebhookConfiguration",
-        "expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got admission.k8s.io/v9",
+        "received invalid webhook response: expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got admission.k8s.io/v9, Kind=AdmissionReview",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn an_answer_without_a_response_refuses_the_write() {
+    broken_answer_refuses(
+        "/absent",
+        "MutatingWebhookConfiguration",
+        "received invalid webhook response: webhook response was absent",
     )
     .await;
 }
@@ -287,7 +297,13 @@ async fn a_ten_megabyte_answer_refuses_the_write() {
     broken_answer_refuses(
         "/huge",
         "ValidatingWebhookConfiguration",
-        "received invalid webhook response",
+        "received invalid webhook response: the response is 10485",
+    )
+    .await;
+    broken_answer_refuses(
+        "/huge",
+        "MutatingWebhookConfiguration",
+        "bytes, over the limit of 3145728",
     )
     .await;
 }
@@ -307,7 +323,7 @@ async fn a_patch_from_a_validating_webhook_refuses_the_write() {
     broken_answer_refuses(
         "/label",
         "ValidatingWebhookConfiguration",
-        "validating webhooks may not return patches",
+        "received invalid webhook response: validating webhook may not return response.patch",
     )
     .await;
 }
@@ -608,4 +624,35 @@ async fn a_status_webhook_sees_the_whole_object() {
     assert_eq!(request["kind"]["kind"], "Deployment");
     assert_eq!(request["subResource"], "status");
     assert_eq!(request["object"]["status"]["observedGeneration"], 1);
+}
+
+#[tokio::test]
+async fn each_mutating_webhook_is_judged_on_the_object_earlier_webhooks_patched() {
+    let hooks = Webhooks::start().await;
+    let server = TestServer::start().await.unwrap();
+    let labelled_second = json!({"matchConditions": [{"name": "second",
+        "expression": "has(object.metadata.labels) && 'second' in object.metadata.labels"}]});
+    register_all(
+        &server,
+        "MutatingWebhookConfiguration",
+        vec![
+            hooks.hook("label.example.com", "/label", json!({})),
+            hooks.hook(
+                "second.example.com",
+                "/second",
+                json!({"objectSelector": {"matchLabels": {"mutated": "yes"}}}),
+            ),
+            hooks.hook("record.example.com", "/record", labelled_second),
+        ],
+    )
+    .await;
+    let cms: Api<ConfigMap> = Api::namespaced(server.client(), "default");
+    let created = cms
+        .create(&PostParams::default(), &configmap("chained", json!({})))
+        .await
+        .unwrap();
+    let labels = created.metadata.labels.unwrap();
+    assert_eq!(labels["mutated"], "yes");
+    assert_eq!(labels["second"], "yes");
+    assert_eq!(hooks.received_on("/record").len(), 1);
 }

@@ -186,6 +186,11 @@ impl Admission for Recorder {
         Ok(())
     }
 
+    async fn mutate_delete(&self, r: &AdmissionRequest<'_>) -> kapi_registry::Result<()> {
+        self.record("mutate", r, &Value::Null);
+        Ok(())
+    }
+
     async fn validate(&self, r: &AdmissionRequest<'_>, obj: &Value) -> kapi_registry::Result<()> {
         self.record("validate", r, obj);
         if obj["metadata"]["labels"].get("deny").is_some() {
@@ -312,7 +317,9 @@ mod cases {
         );
     }
 
-    pub async fn a_delete_refused_by_validating_admission_keeps_the_object(h: Harness) {
+    pub async fn a_delete_passes_mutating_then_validating_admission_and_a_refusal_keeps_it(
+        h: Harness,
+    ) {
         h.configmaps()
             .create(&in_team(), denied(configmap("a", "1")))
             .await
@@ -334,6 +341,7 @@ mod cases {
         assert_eq!(
             recorder.seen(),
             [
+                "mutate DELETE configmaps/v1 ns=Some(\"team\") name=a uid=false k= old=Some(\"1\") dry=false",
                 "validate DELETE configmaps/v1 ns=Some(\"team\") name=a uid=true k=1 old=Some(\"1\") dry=false"
             ]
         );
@@ -867,7 +875,7 @@ backend_suite!(
     admission_mutates_a_create_before_it_is_prepared_and_validates_what_is_stored,
     a_create_refused_by_validating_admission_stores_nothing,
     admission_of_an_update_sees_the_stored_object_as_old,
-    a_delete_refused_by_validating_admission_keeps_the_object,
+    a_delete_passes_mutating_then_validating_admission_and_a_refusal_keeps_it,
     admission_is_told_that_a_write_is_a_dry_run,
     an_update_with_an_invalid_label_is_invalid_and_changes_nothing,
     an_update_naming_a_stale_resource_version_is_a_conflict,

@@ -79,6 +79,14 @@ async fn handle(
             json!({"allowed": false, "status": {"code": 422, "message": "objects labelled deny are refused"}}),
         )
         .into_response(),
+        // Refuses to let go of objects labelled `keep` (a DELETE's object is its oldObject).
+        "/keep" if review["request"]["oldObject"]["metadata"]["labels"].get("keep").is_some() => {
+            answer(
+                &review,
+                json!({"allowed": false, "status": {"message": "objects labelled keep stay"}}),
+            )
+            .into_response()
+        }
         // Adds the label `mutated: yes`.
         "/label" => patched(&review, add_label(&review, "mutated", "yes")).into_response(),
         // Answers after 3 s.
@@ -97,6 +105,12 @@ async fn handle(
             let saw = obj["metadata"]["labels"].get("second").is_some();
             patched(&review, add_label(&review, "first-saw-second", &saw.to_string())).into_response()
         }
+        // Adds the label `mutated: yes` with no patchType (as a v1beta1 webhook may).
+        "/label-untyped" => answer(
+            &review,
+            json!({"allowed": true, "patch": patch_of(add_label(&review, "mutated", "yes"))}),
+        )
+        .into_response(),
         // Adds the label `second: yes`.
         "/second" => patched(&review, add_label(&review, "second", "yes")).into_response(),
         // Caps `spec.replicas` at 2.
@@ -115,6 +129,9 @@ async fn handle(
             a["apiVersion"] = json!("admission.k8s.io/v9");
             Json(a).into_response()
         }
+        // Answers an AdmissionReview without a response.
+        "/absent" => Json(json!({"apiVersion": review["apiVersion"].clone(), "kind": "AdmissionReview"}))
+            .into_response(),
         // Answers with a 10 MB body.
         "/huge" => {
             let mut a = answer(&review, json!({"allowed": true})).0;
@@ -194,6 +211,12 @@ impl Webhooks {
             .map(|(_, r)| r.clone())
             .collect()
     }
+}
+
+/// `extra` for [`Webhooks::hook`]: rules on configmaps for `operations`.
+pub fn on_configmaps(operations: &[&str]) -> Value {
+    json!({"rules": [{"operations": operations, "apiGroups": [""], "apiVersions": ["v1"],
+        "resources": ["configmaps"]}]})
 }
 
 /// POSTs `obj` to an admissionregistration.k8s.io/v1 collection; the error's text when

@@ -492,6 +492,20 @@ impl Check<'_> {
 
     fn mutating_policy(&mut self, spec: &Value) {
         self.policy_common(spec);
+        // A mutation has no object to change on a delete: upstream's mutating policies
+        // support every operation but DELETE.
+        const MUTABLE: [&str; 4] = ["*", "CONNECT", "CREATE", "UPDATE"];
+        for rule in list(&spec["matchConstraints"], "resourceRules") {
+            for op in list(rule, "operations") {
+                if !op.as_str().is_some_and(|o| MUTABLE.contains(&o)) {
+                    self.push(field::not_supported(
+                        "spec.matchConstraints.resourceRules.operations",
+                        op,
+                        &MUTABLE,
+                    ));
+                }
+            }
+        }
         let mutations = list(spec, "mutations");
         if mutations.is_empty() {
             self.push(field::required(
@@ -669,6 +683,36 @@ mod tests {
             .iter()
             .map(|c| format!("{}: {}", c.field, c.message))
             .collect()
+    }
+
+    fn mutating_policy_on(operations: Value) -> Value {
+        json!({"spec": {"failurePolicy": "Fail", "reinvocationPolicy": "Never",
+            "matchConstraints": {"resourceRules": [{"operations": operations, "apiGroups": [""],
+                "apiVersions": ["v1"], "resources": ["configmaps"]}]},
+            "mutations": [{"patchType": "JSONPatch",
+                "jsonPatch": {"expression": "[JSONPatch{op: 'add', path: '/data/x', value: 'y'}]"}}]}})
+    }
+
+    #[test]
+    fn a_mutating_policy_may_not_match_delete() {
+        let causes = messages(
+            &strategy(AdmissionKind::MutatingPolicy)
+                .validate(&mutating_policy_on(json!(["CREATE", "DELETE"]))),
+        );
+        assert_eq!(
+            causes,
+            [
+                r#"spec.matchConstraints.resourceRules.operations: Unsupported value: "DELETE": supported values: "*", "CONNECT", "CREATE", "UPDATE""#
+            ]
+        );
+    }
+
+    #[test]
+    fn a_mutating_policy_may_match_create_update_connect_and_all() {
+        for ops in [json!(["CREATE", "UPDATE", "CONNECT"]), json!(["*"])] {
+            let causes = strategy(AdmissionKind::MutatingPolicy).validate(&mutating_policy_on(ops));
+            assert_eq!(messages(&causes), Vec::<String>::new());
+        }
     }
 
     #[test]

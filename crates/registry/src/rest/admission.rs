@@ -3,8 +3,10 @@
 //! [`Admission::mutate`] with the object a request asks to write before preparing and
 //! validating it (for a create: before its uid, timestamps and generated name; for an
 //! update: after the new object is computed from the stored one, on every attempt), and
-//! [`Admission::validate`] with the object it is about to store once it validated (and,
-//! for a delete, with the object being deleted). Under dryRun both run and are told so.
+//! [`Admission::validate`] with the object it is about to store once it validated. A delete
+//! calls [`Admission::mutate_delete`] then [`Admission::validate`] with the object being
+//! deleted, as upstream's delete admits (mutating plugins too, with no object to change).
+//! Under dryRun every step runs and is told so.
 //! The server plugs in what it has configured; without a chain, writes are admitted.
 
 use crate::Result;
@@ -63,6 +65,10 @@ pub struct AdmissionRequest<'a> {
 pub trait Admission: Send + Sync {
     /// Mutating admission: may change `obj` (the object of a create or update), or refuse.
     async fn mutate(&self, request: &AdmissionRequest<'_>, obj: &mut Value) -> Result<()>;
+
+    /// Mutating admission of a delete (the object going is `request.old`): the mutating
+    /// plugins registered for DELETE are called and may refuse; there is nothing to change.
+    async fn mutate_delete(&self, request: &AdmissionRequest<'_>) -> Result<()>;
 
     /// Validating admission: may refuse `obj` (the validated object of a create or update,
     /// the object being deleted).

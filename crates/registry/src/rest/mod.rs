@@ -275,6 +275,19 @@ impl<'a> RestStore<'a> {
         chain.0.validate(&request, obj).await
     }
 
+    /// Admission of a delete of `obj`, when the write has a chain: mutating (which may only
+    /// refuse), then validating, both with `obj` as the old object (upstream's
+    /// `AdmissionToValidateObjectDeleteFunc`).
+    async fn admit_delete(&self, w: &WriteContext, obj: &Value) -> Result<()> {
+        let Some(chain) = &w.admission else {
+            return Ok(());
+        };
+        let request =
+            self.admission_request(w, admission::Operation::Delete, meta::name(obj), Some(obj));
+        chain.0.mutate_delete(&request).await?;
+        chain.0.validate(&request, obj).await
+    }
+
     /// Maps a store error for the object `name`.
     pub fn store_error(&self, e: StoreError, name: &str) -> Error {
         store_error(e, self.group(), self.resource(), name)
@@ -800,13 +813,7 @@ impl<'a> RestStore<'a> {
                 .ok_or_else(|| self.not_found(name))?;
             namespace::admit_delete(self.entry, name)?;
             self.check_preconditions(opts, &current.object, name)?;
-            self.admit_validation(
-                w,
-                admission::Operation::Delete,
-                Some(&current.object),
-                &current.object,
-            )
-            .await?;
+            self.admit_delete(w, &current.object).await?;
             let strategy = &self.entry.strategy;
             let finalizer = match opts.propagation {
                 Some(Propagation::Foreground) => Some("foregroundDeletion"),

@@ -4,6 +4,7 @@
 //! ValidatingAdmissionWebhook. What the plugins warn is collected per request and sent as
 //! `Warning` headers.
 
+pub mod answer;
 pub mod matching;
 pub mod metrics;
 pub mod mutating_policy;
@@ -164,6 +165,12 @@ impl Admission for RequestAdmission {
             .strategy
             .apply_view(sub, obj, &view)
             .map_err(|causes| kapi_registry::Error::invalid("autoscaling", &kind, r.name, causes))
+    }
+
+    async fn mutate_delete(&self, r: &AdmissionRequest<'_>) -> kapi_registry::Result<()> {
+        // Mutating policies cannot select a DELETE (their validation refuses it); mutating
+        // webhooks can, and are called with the object going as oldObject.
+        self.webhooks().mutate_delete(r).await
     }
 
     async fn validate(&self, r: &AdmissionRequest<'_>, obj: &Value) -> kapi_registry::Result<()> {

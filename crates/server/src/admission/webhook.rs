@@ -17,6 +17,7 @@
 //! `None`/`NoneOnDryRun` refuses the request (400). Webhooks are not called for the six
 //! admissionregistration kinds ([`matching::exempt`]), as upstream.
 
+use super::answer;
 use super::metrics::{AdmissionMetrics, WebhookCall};
 use super::review::{SeenAs, cel_variables, request_json};
 use super::{MutationPass, Warnings, matching};
@@ -77,16 +78,6 @@ impl Hook {
         Duration::from_secs(secs)
     }
 
-    /// `admission.k8s.io/v1`, or `v1beta1` when that is the only version it speaks.
-    fn review_version(&self) -> &'static str {
-        let versions = string_list(&self.spec["admissionReviewVersions"]);
-        if versions.is_empty() || versions.iter().any(|v| v == "v1") {
-            "admission.k8s.io/v1"
-        } else {
-            "admission.k8s.io/v1beta1"
-        }
-    }
-
     fn safe_on_dry_run(&self) -> bool {
         matches!(
             self.spec["sideEffects"].as_str(),
@@ -106,7 +97,8 @@ impl Hook {
 /// A call's failure: why, and the metrics' error type.
 struct CallError {
     message: String,
-    /// `calling_webhook_error` or `apiserver_internal_error` (upstream's labels).
+    /// `calling_webhook_error` (the failure policy decides) or `apiserver_internal_error`
+    /// (the request is refused whatever the policy), upstream's labels.
     error_type: &'static str,
 }
 
@@ -117,6 +109,24 @@ impl CallError {
             error_type: "calling_webhook_error",
         }
     }
+
+    fn internal(message: String) -> Self {
+        Self {
+            message,
+            error_type: "apiserver_internal_error",
+        }
+    }
+
+    fn invalid(reason: String) -> Self {
+        Self::calling(format!("received invalid webhook response: {reason}"))
+    }
+}
+
+/// A webhook's checked answer: its `response`, and the non-empty JSON patch of a mutating
+/// webhook that allowed the request.
+struct Answer {
+    response: Value,
+    patch: Option<json_patch::Patch>,
 }
 
 impl<'a> WebhookAdmission<'a> {
@@ -194,7 +204,7 @@ impl<'a> WebhookAdmission<'a> {
         })
     }
 
-    /// The hooks of `resource` that apply to this request.
+    /// The hooks of `resource` that apply to this request and `obj`.
     async fn applicable(
         &self,
         resource: &str,
@@ -204,38 +214,57 @@ impl<'a> WebhookAdmission<'a> {
         if matching::exempt(r) {
             return Ok(Vec::new());
         }
-        let mut namespace: Option<Option<Value>> = None;
+        let mut namespace = None;
         let mut out = Vec::new();
         for hook in self.hooks(resource).await? {
-            let Some((seen, convert_to)) = self.seen_as(&hook, r) else {
-                continue;
-            };
-            if !matching::object_selected(&hook.spec["objectSelector"], r, obj) {
-                continue;
-            }
-            if namespace.is_none() {
-                namespace = Some(matching::namespace_object(self.state, r, obj).await);
-            }
-            let ns = namespace.as_ref().and_then(Option::as_ref);
-            if !matching::namespace_selected(&hook.spec["namespaceSelector"], r, ns) {
-                continue;
-            }
-            if !self.conditions_hold(&hook, r, &seen, obj, ns)? {
-                continue;
-            }
-            if r.dry_run && !hook.safe_on_dry_run() {
-                return Err(Error::bad_request(format!(
-                    "admission webhook {:?} does not support dry run",
-                    hook.name
-                )));
-            }
-            out.push(Matched {
-                hook,
-                seen,
-                convert_to,
-            });
+            out.extend(self.judge(hook, r, obj, &mut namespace).await?);
         }
         Ok(out)
+    }
+
+    /// `hook` as it applies to the request with `obj` (its rules, selectors and
+    /// matchConditions), or `None`; `namespace` keeps the request's Namespace between calls
+    /// (except when the write is of that Namespace, whose labels a webhook may change).
+    async fn judge(
+        &self,
+        hook: Hook,
+        r: &AdmissionRequest<'_>,
+        obj: Option<&Value>,
+        namespace: &mut Option<Option<Value>>,
+    ) -> Result<Option<Matched>, Error> {
+        let Some((seen, convert_to)) = self.seen_as(&hook, r) else {
+            return Ok(None);
+        };
+        if !matching::object_selected(&hook.spec["objectSelector"], r, obj) {
+            return Ok(None);
+        }
+        let ns = match namespace {
+            Some(ns) => ns.clone(),
+            None => {
+                let ns = matching::namespace_object(self.state, r, obj).await;
+                if !(r.group.is_empty() && r.resource == "namespaces") {
+                    *namespace = Some(ns.clone());
+                }
+                ns
+            }
+        };
+        if !matching::namespace_selected(&hook.spec["namespaceSelector"], r, ns.as_ref()) {
+            return Ok(None);
+        }
+        if !self.conditions_hold(&hook, r, &seen, obj, ns.as_ref())? {
+            return Ok(None);
+        }
+        if r.dry_run && !hook.safe_on_dry_run() {
+            return Err(Error::bad_request(format!(
+                "admission webhook {:?} does not support dry run",
+                hook.name
+            )));
+        }
+        Ok(Some(Matched {
+            hook,
+            seen,
+            convert_to,
+        }))
     }
 
     /// Whether the webhook's `matchConditions` all hold: a false one skips it; an error
@@ -266,18 +295,20 @@ impl<'a> WebhookAdmission<'a> {
         }
     }
 
-    /// Calls `m`; its `response`, or the failure in upstream's words.
+    /// Calls `m`; its checked answer, or the failure in upstream's words.
     async fn call(
         &self,
         m: &Matched,
         r: &AdmissionRequest<'_>,
         obj: Option<&Value>,
         old: Option<&Value>,
-    ) -> Result<Value, CallError> {
+    ) -> Result<Answer, CallError> {
         let hook = &m.hook;
+        let version = answer::review_version(&string_list(&hook.spec["admissionReviewVersions"]))
+            .map_err(CallError::calling)?;
         let uid = kapi_registry::meta::new_uid();
         let request = request_json(&uid, r, &m.seen, self.user, obj, old);
-        let review = json!({"apiVersion": hook.review_version(), "kind": "AdmissionReview", "request": request});
+        let review = json!({"apiVersion": version, "kind": "AdmissionReview", "request": request});
         let cc = &hook.spec["clientConfig"];
         let ca: Arc<[u8]> = cc["caBundle"]
             .as_str()
@@ -298,10 +329,7 @@ impl<'a> WebhookAdmission<'a> {
             service,
             ca_bundle: &ca,
         };
-        let body = serde_json::to_vec(&review).map_err(|e| CallError {
-            message: e.to_string(),
-            error_type: "apiserver_internal_error",
-        })?;
+        let body = serde_json::to_vec(&review).map_err(|e| CallError::internal(e.to_string()))?;
         let answer = self
             .state
             .webhooks
@@ -309,58 +337,39 @@ impl<'a> WebhookAdmission<'a> {
             .await
             .map_err(|e| CallError::calling(format!("failed to call webhook: {e}")))?;
         if answer.len() > MAX_RESPONSE {
-            return Err(CallError::calling(format!(
-                "received invalid webhook response: the response is {} bytes, over the limit of {MAX_RESPONSE}",
+            return Err(CallError::invalid(format!(
+                "the response is {} bytes, over the limit of {MAX_RESPONSE}",
                 answer.len()
             )));
         }
-        let answer: Value = serde_json::from_slice(&answer)
-            .map_err(|e| CallError::calling(format!("received invalid webhook response: {e}")))?;
-        let version = answer["apiVersion"].as_str().unwrap_or("");
-        let kind = answer["kind"].as_str().unwrap_or("");
-        if version != hook.review_version() || kind != "AdmissionReview" {
-            return Err(CallError::calling(format!(
-                "received invalid webhook response: expected webhook response of {}, Kind=AdmissionReview, got {version}, Kind={kind}",
-                hook.review_version(),
-            )));
-        }
-        let response = answer
-            .get("response")
-            .filter(|r| r.is_object())
-            .ok_or_else(|| {
-                CallError::calling(
-                    "received invalid webhook response: response was absent".to_owned(),
-                )
-            })?;
-        let got = response["uid"].as_str().unwrap_or("");
-        if got != uid {
-            return Err(CallError::calling(format!(
-                "received invalid webhook response: expected response.uid={uid:?}, got {got:?}"
-            )));
-        }
-        let has_patch = !response["patch"].is_null() || !response["patchType"].is_null();
-        if hook.kind == "validating" && has_patch {
-            return Err(CallError::calling(
-                "received invalid webhook response: validating webhooks may not return patches"
-                    .to_owned(),
-            ));
-        }
-        if !response["patch"].is_null() && response["patchType"].is_null() {
-            return Err(CallError::calling(
-                "received invalid webhook response: webhook returned response.patch but not response.patchType".to_owned(),
-            ));
-        }
-        if let Some(t) = response["patchType"].as_str()
-            && t != "JSONPatch"
-        {
-            return Err(CallError::calling(format!(
-                "received invalid webhook response: webhook returned invalid response.patchType of {t:?}"
-            )));
-        }
+        let answer: Value =
+            serde_json::from_slice(&answer).map_err(|e| CallError::invalid(e.to_string()))?;
+        let mutating = hook.kind == "admit";
+        let response =
+            answer::verify(&answer, &uid, version, mutating).map_err(CallError::invalid)?;
         for w in string_list(&response["warnings"]) {
             self.warnings.add(&w);
         }
-        Ok(response.clone())
+        let patch = match response["patch"].as_str() {
+            Some(p) if response["allowed"] == true => {
+                Some(answer::decode_patch(p).map_err(CallError::calling)?)
+            }
+            _ => None,
+        }
+        .filter(|ops| !ops.0.is_empty());
+        if patch.is_some() && obj.is_none() {
+            return Err(CallError::internal(format!(
+                "admission webhook {:?} attempted to modify the object, which is not supported for this operation",
+                hook.name
+            )));
+        }
+        if let Some(t) = response["patchType"].as_str()
+            && patch.is_some()
+            && t != "JSONPatch"
+        {
+            return Err(CallError::calling(format!("unsupported patch type {t:?}")));
+        }
+        Ok(Answer { response, patch })
     }
 
     /// Calls `m` as its failure policy says, recording the metrics: `Ok(None)` when an
@@ -371,7 +380,7 @@ impl<'a> WebhookAdmission<'a> {
         r: &AdmissionRequest<'_>,
         obj: Option<&Value>,
         old: Option<&Value>,
-    ) -> Result<Option<Value>, Error> {
+    ) -> Result<Option<Answer>, Error> {
         let started = Instant::now();
         let result = self.call(m, r, obj, old).await;
         let hook = &m.hook;
@@ -385,20 +394,23 @@ impl<'a> WebhookAdmission<'a> {
             error_type: None,
         };
         match result {
-            Ok(response) => {
-                if response["allowed"] != true {
+            Ok(answer) => {
+                if answer.response["allowed"] != true {
                     call.rejected = true;
-                    call.code = denial_code(&response);
+                    call.code = denial_code(&answer.response);
                     call.error_type = Some("no_error");
                 }
                 self.metrics().observe(&call);
-                Ok(Some(response))
+                Ok(Some(answer))
             }
             Err(e) => {
                 call.rejected = true;
                 call.code = 0;
                 call.error_type = Some(e.error_type);
                 self.metrics().observe(&call);
+                if e.error_type == "apiserver_internal_error" {
+                    return Err(Error::Internal(e.message));
+                }
                 if hook.fails_closed() {
                     return Err(Error::Internal(format!(
                         "failed calling webhook {:?}: {}",
@@ -412,7 +424,8 @@ impl<'a> WebhookAdmission<'a> {
         }
     }
 
-    /// Mutating webhooks, in order; `previous` is the first pass when this is the
+    /// Mutating webhooks, in order, each judged on the object as the ones before it left it
+    /// (as upstream's dispatcher); `previous` is the first pass when this is the
     /// reinvocation (then only the IfNeeded webhooks whose object changed since run again).
     pub async fn mutate(
         &self,
@@ -421,7 +434,14 @@ impl<'a> WebhookAdmission<'a> {
         previous: Option<&MutationPass>,
     ) -> kapi_registry::Result<MutationPass> {
         let mut pass = MutationPass::default();
-        for m in self.applicable(MUTATING, r, Some(obj)).await? {
+        if matching::exempt(r) {
+            return Ok(pass);
+        }
+        let mut namespace = None;
+        for hook in self.hooks(MUTATING).await? {
+            let Some(m) = self.judge(hook, r, Some(obj), &mut namespace).await? else {
+                continue;
+            };
             if let Some(first) = previous
                 && !(m.hook.reinvocable() && first.reinvoke(&m.hook.name, obj))
             {
@@ -435,6 +455,23 @@ impl<'a> WebhookAdmission<'a> {
         Ok(pass)
     }
 
+    /// Mutating webhooks registered for a delete, in order: each is called with the object
+    /// going as `oldObject` and a null `object`, and may refuse; a non-empty patch is an
+    /// error, there being no object to apply it to (upstream's dispatcher).
+    pub async fn mutate_delete(&self, r: &AdmissionRequest<'_>) -> kapi_registry::Result<()> {
+        for m in self.applicable(MUTATING, r, None).await? {
+            let (_, seen_old) = self.as_seen(&m, r, None).await?;
+            if let Some(answer) = self
+                .call_with_policy(&m, r, None, seen_old.as_ref().or(r.old))
+                .await?
+                && answer.response["allowed"] != true
+            {
+                return Err(denial(r, &m.hook.name, &answer.response));
+            }
+        }
+        Ok(())
+    }
+
     /// Calls one mutating webhook and applies its patch (to the object as the webhook saw
     /// it, converted back when it saw another version).
     async fn mutate_one(
@@ -446,25 +483,20 @@ impl<'a> WebhookAdmission<'a> {
         let hook = &m.hook;
         let (seen_obj, seen_old) = self.as_seen(m, r, Some(obj)).await?;
         let sent = seen_obj.as_ref().unwrap_or(obj);
-        let Some(response) = self
+        let Some(answer) = self
             .call_with_policy(m, r, Some(sent), seen_old.as_ref().or(r.old))
             .await?
         else {
             return Ok(());
         };
-        if response["allowed"] != true {
-            return Err(denial(r, &hook.name, &response));
+        if answer.response["allowed"] != true {
+            return Err(denial(r, &hook.name, &answer.response));
         }
-        let Some(patch) = response["patch"].as_str() else {
+        let Some(ops) = answer.patch else {
             return Ok(());
         };
         let failed =
             |why: String| Error::Internal(format!("failed calling webhook {:?}: {why}", hook.name));
-        let ops: json_patch::Patch = STANDARD
-            .decode(patch)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .ok_or_else(|| failed("the patch is not a JSON patch".to_owned()))?;
         let mut patched = sent.clone();
         json_patch::patch(&mut patched, &ops)
             .map_err(|e| failed(format!("applying the patch: {e}")))?;
@@ -539,10 +571,10 @@ impl<'a> WebhookAdmission<'a> {
             .map(|(m, (o, old))| self.call_with_policy(m, r, o.as_ref(), old.as_ref()));
         let answers = futures::future::join_all(calls).await;
         for (m, answer) in hooks.iter().zip(answers) {
-            if let Some(response) = answer?
-                && response["allowed"] != true
+            if let Some(answer) = answer?
+                && answer.response["allowed"] != true
             {
-                return Err(denial(r, &m.hook.name, &response));
+                return Err(denial(r, &m.hook.name, &answer.response));
             }
         }
         Ok(())
