@@ -130,6 +130,35 @@ async fn an_orphaning_delete_through_kube_rs_keeps_the_dependents() {
 }
 
 #[tokio::test]
+async fn a_delete_collection_of_owners_feeds_the_collector() {
+    let kapi = Kapi::start().await;
+    let owners: Vec<Value> = ["o1", "o2"]
+        .iter()
+        .map(|name| {
+            let obj = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+                "name": name, "namespace": "default", "labels": {"owner": "yes"}}});
+            let path = kapi.kubeconfig().with_file_name(format!("{name}.json"));
+            std::fs::write(&path, obj.to_string()).unwrap();
+            kapi.kubectl_ok(&["apply", "-f", path.to_str().unwrap()]);
+            get_cm(&kapi, name).unwrap()
+        })
+        .collect();
+    create_cm(&kapi, "of-o1", &[(&owners[0], false)], &[]);
+    create_cm(&kapi, "of-o2", &[(&owners[1], true)], &[]);
+    let cms: Api<ConfigMap> = Api::namespaced(kapi.client().await, "default");
+    cms.delete_collection(
+        &DeleteParams::default(),
+        &ListParams::default().labels("owner=yes"),
+    )
+    .await
+    .unwrap();
+    wait_until("the owners' dependents to be collected", || {
+        get_cm(&kapi, "of-o1").is_none() && get_cm(&kapi, "of-o2").is_none()
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn a_cascade_left_by_a_kapi_without_the_collector_finishes_on_the_next_start() {
     let kapi = Kapi::start_with(&["--controllers=*,-garbage-collector-controller"]).await;
     let owner = create_cm(&kapi, "owner", &[], &[]);
