@@ -76,6 +76,7 @@ pub struct EmbeddedStore {
     db: Arc<Database>,
     writes: mpsc::Sender<WriteRequest>,
     events: Arc<fanout::Fanout>,
+    progress: Arc<writer::WriterProgress>,
     config: EmbeddedConfig,
     writer_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
@@ -152,6 +153,7 @@ impl EmbeddedStore {
                 writer = writer.without_wal();
             }
         }
+        let progress = writer.progress();
         let thread = std::thread::Builder::new()
             .name("kapi-store-writer".into())
             .spawn(move || writer.run())
@@ -160,6 +162,7 @@ impl EmbeddedStore {
             db,
             writes,
             events,
+            progress,
             config,
             writer_thread: Mutex::new(Some(thread)),
         });
@@ -187,6 +190,13 @@ impl EmbeddedStore {
                 .map_err(|_| StoreError::Internal("writer thread panicked".into()))?;
         }
         Ok(())
+    }
+
+    /// The revision below which superseded versions have been removed from disk: a
+    /// compaction is logical at once (reads before it fail) and physical in chunks between
+    /// writes; this says how far the physical part got.
+    pub fn physically_compacted(&self) -> i64 {
+        self.progress.physically_compacted()
     }
 
     async fn write(&self, op: WriteOp) -> Result<WriteOutcome> {

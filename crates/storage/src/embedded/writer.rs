@@ -7,6 +7,7 @@
 //! batches or [`CHECKPOINT_BYTES`] of log, and when the store closes.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, WriteTransaction};
@@ -83,6 +84,20 @@ pub struct CommittedBatch {
     pub events: Vec<Event>,
 }
 
+/// What the writer has done that readers of the store may ask about: how far the history
+/// has been physically compacted.
+#[derive(Debug, Default)]
+pub struct WriterProgress {
+    physical: AtomicI64,
+}
+
+impl WriterProgress {
+    /// The revision below which superseded versions have been removed from disk.
+    pub fn physically_compacted(&self) -> i64 {
+        self.physical.load(Ordering::Acquire)
+    }
+}
+
 /// Revision counters owned by the writer.
 #[derive(Debug, Clone, Copy)]
 struct Counters {
@@ -103,6 +118,7 @@ pub struct Writer {
     unsynced: usize,
     /// How long without writes before a checkpoint (`None`: only when forced).
     checkpoint_idle: Option<Duration>,
+    progress: Arc<WriterProgress>,
 }
 
 type Replies = Vec<Result<WriteOutcome>>;
@@ -132,6 +148,9 @@ impl Writer {
             wal: None,
             unsynced: 0,
             checkpoint_idle: None,
+            progress: Arc::new(WriterProgress {
+                physical: AtomicI64::new(counters.physical),
+            }),
         })
     }
 
@@ -163,6 +182,11 @@ impl Writer {
             wal.truncate()?;
         }
         Ok(self)
+    }
+
+    /// What the writer reports of its work, shared with the store.
+    pub fn progress(&self) -> Arc<WriterProgress> {
+        self.progress.clone()
     }
 
     /// Stops logging (after a replay): every redb commit is durable itself from now on.
@@ -243,6 +267,7 @@ impl Writer {
                     Ok(request) => request,
                     Err(mpsc::error::TryRecvError::Empty) => {
                         self.compact_idle();
+                        self.report_progress();
                         continue;
                     }
                     Err(mpsc::error::TryRecvError::Disconnected) => break,
@@ -267,6 +292,7 @@ impl Writer {
             let batch = self.collect_batch(first, expected);
             expected = batch.len();
             self.commit_batch(batch);
+            self.report_progress();
             if self.checkpoint_due() {
                 self.try_checkpoint();
             }
@@ -274,6 +300,12 @@ impl Writer {
         self.try_checkpoint();
         self.events.close();
         tracing::debug!("embedded store writer stopped");
+    }
+
+    fn report_progress(&self) {
+        self.progress
+            .physical
+            .store(self.counters.physical, Ordering::Release);
     }
 
     /// Drains queued requests after `first`, lingering up to [`LINGER`] while fewer than
