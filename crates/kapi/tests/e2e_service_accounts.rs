@@ -6,13 +6,15 @@
 
 mod e2e_support;
 
+use e2e_support::credentials::{
+    ForeignCa, ISSUER, pem_body, service_account_token, signing_key_in, unknown_key,
+};
 use e2e_support::{Kapi, json, json_request as request, run_python_script, send_json, send_raw};
-use kapi_serviceaccount::{BoundToken, ObjectRef, SigningKey, jws};
+use kapi_serviceaccount::{SigningKey, jws};
 use serde_json::{Value, json};
 
 const SERVICE_ACCOUNTS: &str = "/api/v1/namespaces/default/serviceaccounts";
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
-const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 
 async fn send(client: &kube::Client, method: &str, path: &str, body: &Value) -> (u16, Value) {
     send_json(client, method, path, body).await
@@ -245,29 +247,15 @@ async fn a_recreated_service_account_does_not_take_the_old_tokens() {
 /// kapi with a signing key the test holds, to make tokens kapi did not issue.
 async fn kapi_with_test_key() -> (Kapi, SigningKey) {
     let dir = tempfile::tempdir().unwrap();
-    let (key, pem) = SigningKey::generate().unwrap();
-    let path = dir.path().join("sa.key");
-    std::fs::write(&path, pem).unwrap();
-    let path = path.to_str().unwrap().to_owned();
+    let (key, path) = signing_key_in(dir.path());
     let kapi = Kapi::start_in(dir, &["--service-account-signing-key-file", &path]).await;
     (kapi, key)
 }
 
-fn claims_for(sa: &Value, issued_at: i64, expires_at: i64) -> Value {
-    BoundToken {
-        issuer: ISSUER.into(),
-        audiences: vec![ISSUER.into()],
-        issued_at,
-        expires_at,
-        namespace: "default".into(),
-        service_account: ObjectRef {
-            name: "robot".into(),
-            uid: sa["metadata"]["uid"].as_str().unwrap().into(),
-        },
-        id: "test".into(),
-        ..Default::default()
-    }
-    .claims()
+/// A token of `sa` (default/robot) signed with `key`.
+fn robot_token_signed(key: &SigningKey, sa: &Value, issued_at: i64, expires_at: i64) -> String {
+    let uid = sa["metadata"]["uid"].as_str().unwrap();
+    service_account_token(key, "default", "robot", uid, issued_at, expires_at)
 }
 
 #[tokio::test]
@@ -275,9 +263,9 @@ async fn an_expired_token_is_refused_with_401_and_only_the_reason_logged() {
     let (kapi, key) = kapi_with_test_key().await;
     let sa = robot_reading_configmaps(&kapi).await;
     let now = chrono::Utc::now().timestamp();
-    let live = jws::sign(&key, &claims_for(&sa, now, now + 600)).unwrap();
+    let live = robot_token_signed(&key, &sa, now, now + 600);
     assert_eq!(list_configmaps_status(&kapi, &live).await, 200);
-    let expired = jws::sign(&key, &claims_for(&sa, now - 1200, now - 600)).unwrap();
+    let expired = robot_token_signed(&key, &sa, now - 1200, now - 600);
     let client = with_token(&kapi, &expired).await;
     let (status, s) = send(&client, "GET", CONFIGMAPS, &Value::Null).await;
     assert_eq!(status, 401);
@@ -292,25 +280,36 @@ async fn an_expired_token_is_refused_with_401_and_only_the_reason_logged() {
 }
 
 #[tokio::test]
-async fn a_token_signed_by_another_key_is_refused_with_401() {
+async fn a_token_signed_by_another_key_is_refused_with_401_and_only_the_reason_logged() {
     let (kapi, _) = kapi_with_test_key().await;
     let sa = robot_reading_configmaps(&kapi).await;
-    let (other, _) = SigningKey::generate().unwrap();
     let now = chrono::Utc::now().timestamp();
-    let forged = jws::sign(&other, &claims_for(&sa, now, now + 600)).unwrap();
+    let forged = robot_token_signed(&unknown_key(), &sa, now, now + 600);
     assert_eq!(list_configmaps_status(&kapi, &forged).await, 401);
-    assert!(kapi.log().contains("token signature could not be verified"));
+    let log = kapi.log();
+    assert!(
+        log.contains("token signature could not be verified"),
+        "{log}"
+    );
+    let signature = forged.rsplit('.').next().unwrap();
+    assert!(!log.contains(signature), "the token was logged:\n{log}");
 }
 
 #[tokio::test]
-async fn a_malformed_authorization_header_is_refused_with_401() {
-    let kapi = Kapi::start().await;
+async fn a_malformed_authorization_header_is_refused_with_401_and_only_the_reason_logged() {
+    let kapi = Kapi::start_process().await;
     let client = kapi.anonymous_client().await;
-    for header in [
-        "Basic YWRtaW46YWRtaW4=",
-        "Bearer",
-        "Bearer not.a.jwt",
-        "garbage",
+    for (header, reason) in [
+        (
+            "Basic YWRtaW46c2VzYW1l",
+            "the Authorization header is not a bearer token",
+        ),
+        ("Bearer", "the Authorization header is not a bearer token"),
+        (
+            "garbage-in-the-header",
+            "the Authorization header is not a bearer token",
+        ),
+        ("Bearer not.a-jwt-of-ours", "invalid bearer token"),
     ] {
         let req = http::Request::get(CONFIGMAPS)
             .header("authorization", header)
@@ -318,29 +317,38 @@ async fn a_malformed_authorization_header_is_refused_with_401() {
             .unwrap();
         let (status, _, _) = send_raw(&client, req).await;
         assert_eq!(status, 401, "{header}");
+        let log = kapi.log();
+        assert!(log.contains(reason), "{header}: {reason} not in\n{log}");
+    }
+    let log = kapi.log();
+    for secret in [
+        "YWRtaW46c2VzYW1l",
+        "garbage-in-the-header",
+        "not.a-jwt-of-ours",
+    ] {
+        assert!(!log.contains(secret), "{secret} was logged:\n{log}");
     }
 }
 
 #[tokio::test]
-async fn a_client_certificate_from_another_ca_is_refused_with_401() {
+async fn a_client_certificate_from_another_ca_is_refused_with_401_and_only_the_reason_logged() {
     let kapi = Kapi::start_process().await;
-    // Another kapi's data dir: another CA of the same name.
-    let other = tempfile::tempdir().unwrap();
-    kapi_server::pki::Credentials::load_or_create(other.path(), &[]).unwrap();
-    let (cert, key) =
-        kapi_server::pki::issue_client_cert(other.path(), "mallory", Some("system:masters"))
-            .unwrap();
+    let ca = ForeignCa::create();
+    let (_, key_file, cert) = ca.client_cert("mallory", Some("system:masters"));
+    let key = std::fs::read(key_file).unwrap();
     let mut config = kapi.config().await;
     config.auth_info = Default::default();
     config.auth_info.client_certificate_data = Some(b64(cert.as_bytes()));
-    config.auth_info.client_key_data = Some(b64(key.as_bytes()).into());
+    config.auth_info.client_key_data = Some(b64(&key).into());
     let client = kube::Client::try_from(config).unwrap();
     let (status, _) = send(&client, "GET", CONFIGMAPS, &Value::Null).await;
     assert_eq!(status, 401);
+    let log = kapi.log();
+    assert!(log.contains("verifying certificate"), "{log}");
+    let body = pem_body(&cert);
     assert!(
-        kapi.log().contains("verifying certificate"),
-        "{}",
-        kapi.log()
+        !log.contains(&body[..40]),
+        "the certificate was logged:\n{log}"
     );
 }
 

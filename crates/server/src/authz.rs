@@ -7,7 +7,7 @@
 //! watch caches of the four RBAC resources and rebuilt only when one of them moved. A denial
 //! is upstream's 403 Status: `configmaps is forbidden: User "alice" cannot list resource
 //! "configmaps" in API group "" in the namespace "default"`, with `: RBAC: …` naming the
-//! bindings whose role is missing.
+//! bindings whose role is missing. Impersonation (`crate::impersonation`) is applied first.
 
 use crate::authn::{MASTERS, User};
 use crate::request_info::{self, RequestInfo};
@@ -868,125 +868,6 @@ impl Authorizer {
     }
 }
 
-/// What an `Impersonate-*` header asks to act as: the attributes to authorize (verb
-/// `impersonate`).
-fn impersonation_requests(headers: &axum::http::HeaderMap) -> Result<Vec<Attributes>, ApiError> {
-    let text = |v: &axum::http::HeaderValue| v.to_str().unwrap_or_default().to_owned();
-    let ask = |group: &str, resource: &str, sub: &str, name: &str, ns: &str| Attributes::Resource {
-        verb: "impersonate".into(),
-        group: group.into(),
-        version: String::new(),
-        resource: resource.into(),
-        subresource: sub.into(),
-        name: name.into(),
-        namespace: ns.into(),
-    };
-    let mut out = Vec::new();
-    let user = headers
-        .get("impersonate-user")
-        .map(text)
-        .filter(|u| !u.is_empty());
-    if let Some(user) = &user {
-        out.push(match service_account_of(user) {
-            Some((ns, name)) => ask("", "serviceaccounts", "", name, ns),
-            None => ask("", "users", "", user, ""),
-        });
-    }
-    for group in headers.get_all("impersonate-group") {
-        out.push(ask("", "groups", "", &text(group), ""));
-    }
-    if let Some(uid) = headers.get("impersonate-uid") {
-        out.push(ask("authentication.k8s.io", "uids", "", &text(uid), ""));
-    }
-    for (name, value) in headers {
-        if let Some(key) = name.as_str().strip_prefix("impersonate-extra-") {
-            out.push(ask(
-                "authentication.k8s.io",
-                "userextras",
-                key,
-                &text(value),
-                "",
-            ));
-        }
-    }
-    if user.is_none() && !out.is_empty() {
-        return Err(ApiError::internal(
-            "requesting uid, groups or user-extra without impersonating a user",
-        ));
-    }
-    Ok(out)
-}
-
-/// `system:serviceaccount:<namespace>:<name>` split, if the user name is one.
-fn service_account_of(user: &str) -> Option<(&str, &str)> {
-    let rest = user.strip_prefix("system:serviceaccount:")?;
-    let (ns, name) = rest.split_once(':')?;
-    (!ns.is_empty() && !name.is_empty() && !name.contains(':')).then_some((ns, name))
-}
-
-/// The user a request acts as after its `Impersonate-*` headers, each authorized for the
-/// requester (upstream's `WithImpersonation`): the named user (or ServiceAccount), the
-/// groups given — else the ServiceAccount's groups and `system:authenticated` — and the uid.
-async fn impersonate(
-    state: &ApiState,
-    requester: &User,
-    headers: &axum::http::HeaderMap,
-) -> Result<Option<User>, ApiError> {
-    let requests = impersonation_requests(headers)?;
-    if requests.is_empty() {
-        return Ok(None);
-    }
-    for a in &requests {
-        let d = state.authorizer.decide(state, requester, a).await?;
-        if !d.allowed {
-            return Err(a.forbidden(requester, &d.reason));
-        }
-    }
-    let text = |v: &axum::http::HeaderValue| v.to_str().unwrap_or_default().to_owned();
-    let name = headers
-        .get("impersonate-user")
-        .map(text)
-        .unwrap_or_default();
-    let mut groups: Vec<String> = headers
-        .get_all("impersonate-group")
-        .iter()
-        .map(text)
-        .collect();
-    if groups.is_empty() {
-        if let Some((ns, _)) = service_account_of(&name) {
-            groups = vec![
-                "system:serviceaccounts".to_owned(),
-                format!("system:serviceaccounts:{ns}"),
-            ];
-        }
-        if name != "system:anonymous"
-            && !groups
-                .iter()
-                .any(|g| g == crate::authn::AUTHENTICATED || g == "system:unauthenticated")
-        {
-            groups.push(crate::authn::AUTHENTICATED.to_owned());
-        }
-    }
-    let uid = headers.get("impersonate-uid").map(text).unwrap_or_default();
-    let mut extra: std::collections::BTreeMap<String, Vec<String>> = Default::default();
-    for (header, value) in headers {
-        if let Some(key) = header.as_str().strip_prefix("impersonate-extra-") {
-            // Keys are percent-encoded in header names (upstream's `unescapeExtraKey`).
-            let key = form_urlencoded::parse(format!("k={}", key.replace('+', "%2B")).as_bytes())
-                .next()
-                .map(|(_, v)| v.into_owned())
-                .unwrap_or_else(|| key.to_owned());
-            extra.entry(key).or_default().push(text(value));
-        }
-    }
-    Ok(Some(User {
-        name,
-        uid,
-        groups,
-        extra,
-    }))
-}
-
 /// Upstream's `ConfirmNoEscalation` and `BindingAuthorized`: a role may only grant what its
 /// writer holds (unless they may `escalate` it); a binding may only bind a role whose
 /// permissions its writer holds (unless they may `bind` it).
@@ -1071,7 +952,7 @@ pub async fn authorize(
         // Only the public health and version paths get here without a user.
         return next.run(req).await;
     };
-    match impersonate(&state, &user, req.headers()).await {
+    match crate::impersonation::impersonate(&state, &user, req.headers()).await {
         Ok(Some(acting)) => {
             tracing::debug!(requester = %user.name, acting = %acting.name, "impersonation");
             user = acting;

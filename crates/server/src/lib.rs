@@ -15,6 +15,7 @@ pub mod discovery;
 pub mod files;
 pub mod handlers;
 pub mod health;
+pub mod impersonation;
 pub mod listener;
 pub mod metrics;
 pub mod metrics_endpoint;

@@ -5,6 +5,8 @@
 //! (admin, anonymous, raw) and the real `kubectl`.
 #![allow(dead_code)]
 
+pub mod credentials;
+
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
@@ -358,12 +360,27 @@ pub async fn send_json(
 /// `KAPI_E2E_PYTHON` (else `python3`), and asserts it ends with "ok" (its output, and
 /// `kapi_log`, shown otherwise).
 pub async fn run_python_script(script: &str, kubeconfig: PathBuf, kapi_log: impl Fn() -> String) {
+    run_python_script_with(script, kubeconfig, &[], kapi_log).await
+}
+
+/// Runs `e2e_python/<script>` as [`run_python_script`] does, with `env` set for it.
+pub async fn run_python_script_with(
+    script: &str,
+    kubeconfig: PathBuf,
+    env: &[(&str, &str)],
+    kapi_log: impl Fn() -> String,
+) {
     let python = std::env::var("KAPI_E2E_PYTHON").unwrap_or_else(|_| "python3".to_owned());
     let path = format!("{}/tests/e2e_python/{script}", env!("CARGO_MANIFEST_DIR"));
+    let env: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     let out = tokio::task::spawn_blocking(move || {
         Command::new(python)
             .arg(path)
             .arg(kubeconfig)
+            .envs(env)
             .output()
             .expect("the Python interpreter runs (KAPI_E2E_PYTHON or python3)")
     })
