@@ -82,7 +82,16 @@ fn split(args: &[OsString], known: &[String]) -> (Vec<OsString>, Vec<String>) {
 /// exit for a bad value of a flag kapi serves with).
 pub fn parse(args: Vec<OsString>) -> ServeArgs {
     let (kept, ignored) = split(&args, &known_flags());
+    let anonymous_given = kept
+        .iter()
+        .filter_map(|a| a.to_str())
+        .any(|a| a == "--anonymous-auth" || a.starts_with("--anonymous-auth="));
     let mut serve = ApiserverCli::parse_from(kept).serve;
+    // kube-apiserver's default (envtest probes /healthz without credentials); `kapi serve`
+    // keeps anonymous requests out unless asked.
+    if !anonymous_given {
+        serve.anonymous_auth = true;
+    }
     serve.apiserver_mode = true;
     serve.ignored_flags = ignored;
     serve

@@ -100,10 +100,11 @@ pub struct ServeArgs {
     token_auth_file: Option<std::path::PathBuf>,
     /// Requests without credentials act as `system:anonymous` (group
     /// `system:unauthenticated`) and get what RBAC grants them (the bootstrap policy: the
-    /// health and version paths) instead of 401. Off by default, unlike kube-apiserver.
+    /// health and version paths) instead of 401. Off by default for `kapi serve`; on by
+    /// default with kube-apiserver's command line (as kube-apiserver).
     #[arg(long, default_value_t = false, num_args = 0..=1, default_missing_value = "true",
         action = clap::ArgAction::Set)]
-    anonymous_auth: bool,
+    pub(crate) anonymous_auth: bool,
     /// The PEM private key (RSA, or EC P-256/P-384) that signs ServiceAccount tokens; without
     /// it kapi uses the data dir's `service-account.key`, made on first start.
     #[arg(long)]

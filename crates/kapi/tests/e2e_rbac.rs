@@ -611,8 +611,13 @@ async fn with_anonymous_auth_a_request_without_credentials_gets_what_rbac_grants
         s["message"],
         "forbidden: User \"system:anonymous\" cannot get path \"/api\""
     );
-    let (status, _, _) = send_raw(&anonymous, request("GET", "/version", &Value::Null)).await;
-    assert_eq!(status, 200);
+    for path in ["/version", "/healthz", "/livez", "/readyz"] {
+        let (status, _, _) = send_raw(&anonymous, request("GET", path, &Value::Null)).await;
+        assert_eq!(status, 200, "{path}");
+    }
+    // system:public-info-viewer names the top paths only, as upstream's.
+    let (status, s) = send(&anonymous, "GET", "/livez/etcd", &Value::Null).await;
+    assert_eq!(status, 403, "{s}");
     // A grant to system:unauthenticated counts for it.
     let group = json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Group",
         "name": "system:unauthenticated"});

@@ -31,8 +31,19 @@ async fn first_start_writes_credentials_and_kubeconfig_with_mode_0600() {
 }
 
 #[tokio::test]
-async fn health_and_version_endpoints_need_no_credentials() {
+async fn without_credentials_even_the_health_and_version_endpoints_get_401() {
     let kapi = Kapi::start_process().await;
+    let anon = kapi.anonymous_client().await;
+    for path in ["/healthz", "/livez", "/readyz", "/version"] {
+        let (status, _, body) = send_raw(&anon, get(path)).await;
+        assert_eq!(status, 401, "{path}");
+        assert_eq!(json(&body), golden("error-401-anonymous.json"), "{path}");
+    }
+}
+
+#[tokio::test]
+async fn with_anonymous_auth_the_health_and_version_endpoints_answer_anyone() {
+    let kapi = Kapi::start_with(&["--anonymous-auth"]).await;
     let anon = kapi.anonymous_client().await;
     for path in ["/healthz", "/livez", "/readyz"] {
         let (status, _, body) = send_raw(&anon, get(path)).await;
@@ -178,8 +189,8 @@ async fn kubectl_version_reaches_the_server() {
 #[tokio::test]
 async fn readyz_verbose_lists_each_check_as_kube_apiserver_does() {
     let kapi = Kapi::start_process().await;
-    let anon = kapi.anonymous_client().await;
-    let (status, _, body) = send_raw(&anon, get("/readyz?verbose")).await;
+    let admin = kapi.client().await;
+    let (status, _, body) = send_raw(&admin, get("/readyz?verbose")).await;
     assert_eq!(status, 200);
     let text = String::from_utf8(body).unwrap();
     for line in [
@@ -200,9 +211,9 @@ async fn readyz_verbose_lists_each_check_as_kube_apiserver_does() {
 #[tokio::test]
 async fn one_named_check_answers_alone_and_an_unknown_one_is_404() {
     let kapi = Kapi::start_process().await;
-    let anon = kapi.anonymous_client().await;
-    let (status, _, body) = send_raw(&anon, get("/livez/etcd")).await;
+    let admin = kapi.client().await;
+    let (status, _, body) = send_raw(&admin, get("/livez/etcd")).await;
     assert_eq!((status, body.as_slice()), (200, b"ok".as_slice()));
-    let (status, _, _) = send_raw(&anon, get("/readyz/no-such-check")).await;
+    let (status, _, _) = send_raw(&admin, get("/readyz/no-such-check")).await;
     assert_eq!(status, 404);
 }

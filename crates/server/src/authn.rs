@@ -2,8 +2,9 @@
 //! tokens of the token files (kapi's own `tokens.csv` and `--token-auth-file`, each token
 //! naming a user, uid and groups), or ServiceAccount tokens (signed JWTs, see
 //! [`crate::service_accounts`]). Every authenticated user is also in
-//! `system:authenticated`. Everything else gets 401, except the health and version
-//! endpoints.
+//! `system:authenticated`. Everything else gets 401, unless `--anonymous-auth` lets it act
+//! as `system:anonymous` (group `system:unauthenticated`), which RBAC lets read the health
+//! and version endpoints.
 
 use crate::listener::{ClientCertRejected, ClientCertUser};
 use crate::service_accounts::{ServiceAccountTokens, TokenAuth};
@@ -206,23 +207,14 @@ fn strip_bearer(header: &str) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
-/// Paths served without authentication (kube-apiserver's `system:public-info-viewer`).
-fn is_public(path: &str) -> bool {
-    matches!(path, "/healthz" | "/livez" | "/readyz" | "/version")
-        || ["/healthz/", "/livez/", "/readyz/", "/version/"]
-            .iter()
-            .any(|p| path.starts_with(p))
-}
-
-/// Middleware: lets public paths through, authenticates everything else.
+/// Middleware: authenticates every request, the health and version paths included (as
+/// kube-apiserver: without credentials they are answered only with `--anonymous-auth`, then
+/// as RBAC's `system:public-info-viewer` lets `system:unauthenticated` read them).
 pub async fn authenticate(
     State(state): State<Arc<ApiState>>,
     mut req: Request,
     next: Next,
 ) -> Response {
-    if is_public(req.uri().path()) {
-        return next.run(req).await;
-    }
     let auth = state.authenticator.clone();
     match auth.authenticate(&state, Presented::of(&req)).await {
         Ok(user) => {
@@ -258,13 +250,5 @@ mod tests {
         assert_eq!(strip_bearer("Bearer  abc "), Some("abc"));
         assert_eq!(strip_bearer("Basic abc"), None);
         assert_eq!(strip_bearer("Bearer "), None);
-    }
-
-    #[test]
-    fn health_and_version_paths_are_public() {
-        assert!(is_public("/readyz"));
-        assert!(is_public("/healthz/ping"));
-        assert!(!is_public("/api"));
-        assert!(!is_public("/metrics"));
     }
 }

@@ -949,8 +949,8 @@ pub async fn authorize(
     next: Next,
 ) -> Response {
     let Some(mut user) = req.extensions().get::<User>().cloned() else {
-        // Only the public health and version paths get here without a user.
-        return next.run(req).await;
+        // Authentication puts a user on every request it lets through.
+        return ApiError::unauthorized().into_response();
     };
     match crate::impersonation::impersonate(&state, &user, req.headers()).await {
         Ok(Some(acting)) => {

@@ -47,9 +47,12 @@ async fn fill(store: &Arc<dyn Store>, n: usize) -> Result<(f64, f64), StoreError
             let store = store.clone();
             let key = key(n, i);
             async move {
-                // The create order and the answer order differ: read the key's revision.
+                // The update names the revision it replaces, read first as a client would.
                 let current = store.get(&key, None).await?.map_or(0, |kv| kv.mod_revision);
-                store.update(&key, VALUE.to_vec(), current).await.map(|_| ())
+                store
+                    .update(&key, VALUE.to_vec(), current)
+                    .await
+                    .map(|_| ())
             }
         })
         .buffer_unordered(IN_FLIGHT)

@@ -160,7 +160,7 @@ impl Kapi {
     }
 
     async fn wait_ready(&self) {
-        let client = self.anonymous_client().await;
+        let client = self.client().await;
         for _ in 0..500 {
             let req = http::Request::get("/readyz").body(Vec::new()).unwrap();
             if client.request_text(req).await.is_ok() {
