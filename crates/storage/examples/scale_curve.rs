@@ -176,9 +176,9 @@ async fn main() -> Result<(), StoreError> {
     for &n in &sizes {
         embedded(n).await?;
     }
-    let etcd = EtcdProcess::start().await;
+    let etcd_process = EtcdProcess::start().await;
     for &n in &sizes {
-        etcd(n, &etcd.client_url).await?;
+        etcd(n, &etcd_process.client_url).await?;
     }
     Ok(())
 }
