@@ -8,7 +8,7 @@ use axum::body::Bytes;
 use axum::routing::post;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kapi_test::TestServer;
-use kapi_testsupport::certs::make_certs;
+use kapi_testsupport::certs::{Certs, make_certs};
 use kapi_testsupport::widget_webhook::widget_crd;
 use kube::api::{Api, PostParams};
 use serde_json::{Value, json};
@@ -53,6 +53,27 @@ async fn a_stopped_server_no_longer_answers() {
     assert!(namespaces.get("default").await.is_err());
 }
 
+/// Serves `router` over HTTPS on a free loopback port with a certificate for
+/// `widgets.webhooks.svc` (and localhost); its address and the certificates.
+async fn serve_webhook(router: axum::Router) -> (std::net::SocketAddr, Certs) {
+    kapi_webhook::tls::install_crypto_provider();
+    let certs = make_certs();
+    let config = kapi_webhook::tls::server_config_from_pem(
+        certs.cert_pem.as_bytes(),
+        certs.key_pem.as_bytes(),
+    )
+    .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(kapi_webhook::tls::serve_tls(
+        listener,
+        config,
+        router,
+        std::future::pending(),
+    ));
+    (addr, certs)
+}
+
 /// Widget conversion as the example webhook does it: v1alpha1 `spec.label` is v1beta1
 /// `spec.displayName`.
 async fn convert(body: Bytes) -> Json<Value> {
@@ -89,22 +110,7 @@ async fn convert(body: Bytes) -> Json<Value> {
 #[tokio::test]
 async fn a_crd_file_is_served_and_its_webhook_in_this_process_reached_by_service() {
     // The conversion webhook, served by this test over HTTPS.
-    kapi_webhook::tls::install_crypto_provider();
-    let certs = make_certs();
-    let config = kapi_webhook::tls::server_config_from_pem(
-        certs.cert_pem.as_bytes(),
-        certs.key_pem.as_bytes(),
-    )
-    .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let router = axum::Router::new().route("/convert", post(convert));
-    tokio::spawn(kapi_webhook::tls::serve_tls(
-        listener,
-        config,
-        router,
-        std::future::pending(),
-    ));
+    let (addr, certs) = serve_webhook(axum::Router::new().route("/convert", post(convert))).await;
     // The CRD manifest names the webhook as a Service, as an operator's manifests do.
     let mut crd = widget_crd(json!({"strategy": "Webhook", "webhook": {
         "conversionReviewVersions": ["v1"],
@@ -161,22 +167,7 @@ async fn validate(body: Bytes) -> Json<Value> {
 
 #[tokio::test]
 async fn an_admission_webhook_in_this_process_is_reached_by_service() {
-    kapi_webhook::tls::install_crypto_provider();
-    let certs = make_certs();
-    let config = kapi_webhook::tls::server_config_from_pem(
-        certs.cert_pem.as_bytes(),
-        certs.key_pem.as_bytes(),
-    )
-    .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let router = axum::Router::new().route("/validate", post(validate));
-    tokio::spawn(kapi_webhook::tls::serve_tls(
-        listener,
-        config,
-        router,
-        std::future::pending(),
-    ));
+    let (addr, certs) = serve_webhook(axum::Router::new().route("/validate", post(validate))).await;
     let server = TestServer::builder()
         .webhook_service("webhooks", "widgets", addr)
         .start()
