@@ -44,6 +44,7 @@ macro_rules! suite {
             reads::range_without_count_stops_at_the_limit_and_still_says_more,
             reads::range_at_a_revision_is_consistent_across_pages_despite_writes,
             reads::range_of_empty_prefix_returns_every_key,
+            reads::range_larger_than_four_mebibytes_returns_every_key,
             reads::range_at_a_future_revision_fails_with_future_revision,
             reads::count_counts_live_keys_under_the_prefix,
             watch::watch_prefix_delivers_puts_and_deletes_in_revision_order,

@@ -89,6 +89,11 @@ impl std::fmt::Debug for EtcdStore {
 /// Pause between retries of a read after a transient failure.
 const RETRY_PAUSE: Duration = Duration::from_millis(200);
 
+/// The largest response accepted from etcd: Go's clientv3 default (`math.MaxInt32`), which
+/// kube-apiserver keeps; gRPC's own 4 MiB default would fail the range of every resource
+/// whose objects add up to more (10 000 ConfigMaps of 1 KiB).
+pub(crate) const MAX_RESPONSE_BYTES: usize = i32::MAX as usize;
+
 impl EtcdStore {
     /// Connects to the endpoints (requests are balanced over them and fail over when one dies).
     pub async fn connect(config: EtcdConfig) -> Result<Self> {
@@ -121,7 +126,9 @@ impl EtcdStore {
     }
 
     fn kv(&self) -> KvClient {
-        self.client.kv_client()
+        self.client
+            .kv_client()
+            .max_decoding_message_size(MAX_RESPONSE_BYTES)
     }
 
     /// Runs a read, retrying transient failures until the request timeout.

@@ -93,6 +93,7 @@ impl EtcdWatch {
         let mut stream = self
             .client
             .watch_client()
+            .max_decoding_message_size(super::MAX_RESPONSE_BYTES)
             .watch(full, Some(options))
             .await
             .map_err(|e| map_error(e, start))?;
