@@ -142,8 +142,28 @@ async fn strategic_merge_patch_is_415_and_protobuf_is_406() {
         .header("accept", "application/vnd.kubernetes.protobuf")
         .body(Vec::new())
         .unwrap();
-    let (s, _, _) = kapi.raw(req).await;
+    let (s, headers, body) = kapi.raw(req).await;
     assert_eq!(s, 406);
+    // kube negotiates the error itself: the golden 406 is a protobuf Status.
+    assert_eq!(
+        headers["content-type"],
+        "application/vnd.kubernetes.protobuf"
+    );
+    let golden_pb = std::fs::read(kapi_testsupport::golden::golden_path(
+        "error-406-cr-protobuf.pb",
+    ))
+    .unwrap();
+    assert_eq!(body[..4], golden_pb[..4]);
+    let status = |b: &[u8]| -> kapi_machinery::meta::v1::Status {
+        let unknown = kapi_machinery::serializer::protobuf::read_unknown_message(&b[4..]).unwrap();
+        assert_eq!(
+            (unknown.api_version.as_str(), unknown.kind.as_str()),
+            ("v1", "Status")
+        );
+        prost::Message::decode(unknown.raw.as_slice()).unwrap()
+    };
+    let (got, want) = (status(&body), status(&golden_pb));
+    assert_eq!((got.code, got.reason), (want.code, want.reason));
 }
 
 #[tokio::test]

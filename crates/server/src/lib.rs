@@ -12,6 +12,7 @@ pub mod authn;
 pub mod authz;
 pub mod bootstrap;
 pub mod discovery;
+pub mod error_negotiation;
 pub mod files;
 pub mod handlers;
 pub mod health;

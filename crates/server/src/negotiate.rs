@@ -121,6 +121,27 @@ pub fn offered(protobuf: bool) -> Vec<Media> {
     }
 }
 
+/// The media type of an error `Status` (kube's `ErrorNegotiated` with the default endpoint
+/// restrictions): the first `Accept` clause without a transform that names a serializer;
+/// JSON when none does, as kube writes an error it cannot negotiate as JSON.
+pub fn negotiate_error(accept: Option<&str>) -> Media {
+    let Some(accept) = accept else {
+        return Media::Json;
+    };
+    for clause in parse_accept(accept) {
+        if clause.param("as").is_some() {
+            continue;
+        }
+        if let Some(media) = offered(true)
+            .into_iter()
+            .find(|m| media_matches(&clause.media, *m))
+        {
+            return media;
+        }
+    }
+    Media::Json
+}
+
 /// Picks the response representation for a resource request (R3.7–R3.9).
 pub fn negotiate_output(accept: Option<&str>, protobuf: bool) -> Result<Output, ApiError> {
     let offer = offered(protobuf);

@@ -341,4 +341,8 @@ fn router(state: Arc<ApiState>) -> Router {
             authn_state,
             authn::authenticate,
         ))
+        // Outermost: every error, authentication's included, in the form `Accept` asks for.
+        .layer(axum::middleware::from_fn(
+            crate::error_negotiation::negotiate_errors,
+        ))
 }
