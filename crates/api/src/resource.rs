@@ -46,6 +46,44 @@ impl Quantity {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// Compares the amounts (Go's `Quantity.Cmp`): `1Gi` equals `1073741824`, `500m` is
+    /// less than `1`.
+    pub fn cmp_amount(&self, other: &Quantity) -> std::cmp::Ordering {
+        match (parse_number(&self.0), parse_number(&other.0)) {
+            (Ok(a), Ok(b)) => compare_parsed(&a, &b),
+            _ => self.0.cmp(&other.0),
+        }
+    }
+}
+
+/// `a` against `b`, both `mantissa × 10^exponent`, scaled to the smaller exponent; a side
+/// too large to scale is the larger in magnitude.
+fn compare_parsed(a: &Parsed, b: &Parsed) -> std::cmp::Ordering {
+    let sign = a.mantissa.signum().cmp(&b.mantissa.signum());
+    if sign.is_ne() || a.mantissa == 0 {
+        return sign;
+    }
+    let low = a.exponent.min(b.exponent);
+    let scaled = |p: &Parsed| {
+        10i128
+            .checked_pow((p.exponent - low).unsigned_abs())
+            .and_then(|f| p.mantissa.abs().checked_mul(f))
+    };
+    let magnitude = match (scaled(a), scaled(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, None) => {
+            let f = |p: &Parsed| (p.mantissa.abs() as f64) * 10f64.powi(p.exponent);
+            f(a).total_cmp(&f(b))
+        }
+    };
+    if a.mantissa < 0 {
+        magnitude.reverse()
+    } else {
+        magnitude
+    }
 }
 
 impl Default for Quantity {
@@ -342,6 +380,17 @@ mod tests {
     fn precision_beyond_nano_rounds_away_from_zero() {
         assert_eq!(canon("0.0000000001"), "1n");
         assert_eq!(canon("-0.0000000011"), "-2n");
+    }
+
+    #[test]
+    fn amounts_compare_across_suffixes() {
+        use std::cmp::Ordering::*;
+        let q = |s: &str| Quantity::parse(s).unwrap();
+        assert_eq!(q("1Gi").cmp_amount(&q("1073741824")), Equal);
+        assert_eq!(q("500m").cmp_amount(&q("1")), Less);
+        assert_eq!(q("2Gi").cmp_amount(&q("1G")), Greater);
+        assert_eq!(q("-1").cmp_amount(&q("-2")), Greater);
+        assert_eq!(q("1e30").cmp_amount(&q("1n")), Greater);
     }
 
     #[test]

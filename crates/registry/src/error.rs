@@ -220,11 +220,16 @@ pub enum Error {
     Internal(String),
 }
 
+/// The causes as `ToAggregate` joins them: `field: message` each, a repeated one only once
+/// (the causes themselves keep every repeat).
 fn joined_causes(causes: &[StatusCause]) -> String {
-    let joined: Vec<String> = causes
-        .iter()
-        .map(|c| format!("{}: {}", c.field, c.message))
-        .collect();
+    let mut joined: Vec<String> = Vec::new();
+    for c in causes {
+        let text = format!("{}: {}", c.field, c.message);
+        if !joined.contains(&text) {
+            joined.push(text);
+        }
+    }
     if joined.len() == 1 {
         joined.concat()
     } else {
@@ -387,6 +392,22 @@ mod tests {
             e.to_string(),
             "ConfigMap \"a\" is invalid: [x: Required value, y: Required value]"
         );
+    }
+
+    #[test]
+    fn invalid_shows_a_repeated_cause_once_in_the_message() {
+        let cause = |f: &str| StatusCause {
+            reason: "FieldValueRequired".into(),
+            message: "Required value".into(),
+            field: f.into(),
+        };
+        let e = Error::invalid("", "Pod", "p", vec![cause("x"), cause("y"), cause("x")]);
+        assert_eq!(
+            e.to_string(),
+            "Pod \"p\" is invalid: [x: Required value, y: Required value]"
+        );
+        let one = Error::invalid("", "Pod", "p", vec![cause("x"), cause("x")]);
+        assert_eq!(one.to_string(), "Pod \"p\" is invalid: x: Required value");
     }
 
     #[test]

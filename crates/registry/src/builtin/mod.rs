@@ -3,23 +3,35 @@
 //! and tables kapi has. Data only; no handler knows them.
 
 pub mod admission_config;
+mod apps_update;
 mod config;
 mod csr;
 mod event;
 mod fields;
+mod internal_json;
+mod job_update;
+mod kind_rules;
+mod networking;
 mod pod_subresources;
+mod pod_update;
 mod printer_docs;
 mod printers;
 mod printers_apps;
 mod printers_cluster;
+mod rbac;
 mod resource_table;
 mod resources;
+mod scheduling;
+mod semantic;
 mod service;
+mod spec_diff;
+mod storage;
 mod tables;
 mod workload;
 
 pub use config::{ConfigMapStrategy, SecretStrategy};
 pub use event::EventStrategy;
+pub use kind_rules::{KindRules, RuledStrategy};
 pub use resource_table::{Resource, SubresourceSpec};
 pub use resources::RESOURCES;
 pub use service::{NetworkError, ServiceNetwork, ServiceStrategy};
@@ -253,8 +265,27 @@ fn table_of(group: &str, plural: &str) -> Arc<dyn TableConvertor> {
     }
 }
 
-/// The strategy and table of one resource of the table.
+/// The strategy and table of one resource of the table, with its kind's validation rules
+/// ([`KindRules`]) laid over the strategy.
 fn behaviour(r: &Resource, opts: &BuiltinOptions) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
+    let (strategy, table) = base_behaviour(r, opts);
+    match KindRules::of(r.group, r.plural) {
+        Some(rules) => {
+            let ruled = RuledStrategy {
+                inner: strategy,
+                rules,
+            };
+            (Arc::new(ruled), table)
+        }
+        None => (strategy, table),
+    }
+}
+
+/// The strategy and table of one resource of the table, before [`KindRules`].
+fn base_behaviour(
+    r: &Resource,
+    opts: &BuiltinOptions,
+) -> (Arc<dyn Strategy>, Arc<dyn TableConvertor>) {
     let status = r.subresources.iter().any(|s| s.name == "status");
     let (field_paths, field_defaults) = fields::field_labels(r.group, r.plural);
     let generic = GenericStrategy {

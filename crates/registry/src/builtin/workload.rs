@@ -1,10 +1,11 @@
 //! The strategy of the built-in kinds with more than generic behaviour: the `scale`
 //! subresource of Deployments, ReplicaSets, StatefulSets and ReplicationControllers
 //! (an autoscaling/v1 Scale whose `status.selector` is the selector in string form, as
-//! kube's `ScaleREST`s build it), and fields that an update may not change (a
-//! Deployment's selector, a Job's selector and template).
+//! kube's `ScaleREST`s build it), and what an update of each may change (`pod_update`,
+//! `job_update`, `apps_update`).
 
 use super::pod_subresources::{self, POD_SUBRESOURCES};
+use super::{apps_update, job_update, pod_update};
 use crate::crd::scale::ScaleSpec;
 use crate::error::StatusCause;
 use crate::meta;
@@ -22,24 +23,24 @@ pub enum SelectorForm {
     LabelMap,
 }
 
-/// Paths an update of the main resource may not change.
-type Immutable = &'static [&'static [&'static str]];
-
 /// Which workload a kind is; its scale, immutable fields, validation and create preparation
 /// follow (kube's `ScaleREST`s, `ValidateXUpdate`, `ValidateX` and `PrepareForCreate`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Workload {
     /// Pods: at least one container; created `Pending` with their QoS class.
     Pod,
-    /// Jobs: a template with a container; selector and completionMode immutable; given
-    /// a selector of their own uid and template labels (unless `manualSelector`).
+    /// Jobs: a template with a container; given a selector of their own uid and template
+    /// labels (unless `manualSelector`); updates as `ValidateJobSpecUpdate` allows.
     Job,
-    /// Deployments, ReplicaSets, StatefulSets (`scale: true`) and DaemonSets: a selector
-    /// that selects the template's labels, immutable; a template with a container.
+    /// Deployments, ReplicaSets (`scale: true`) and DaemonSets: a selector that selects the
+    /// template's labels, immutable; a template with a container.
     Controller {
         /// Whether the kind has a `scale` subresource.
         scale: bool,
     },
+    /// StatefulSets: a Controller with a `scale` subresource whose spec an update changes
+    /// only in the fields `ValidateStatefulSetUpdate` lists.
+    StatefulSet,
     /// ReplicationControllers: a `scale` subresource over a map selector.
     ReplicationController,
 }
@@ -48,9 +49,8 @@ impl Workload {
     /// The workload of a built-in resource, if it is one.
     pub fn of(group: &str, plural: &str) -> Option<Self> {
         Some(match (group, plural) {
-            ("apps", "deployments" | "replicasets" | "statefulsets") => {
-                Workload::Controller { scale: true }
-            }
+            ("apps", "deployments" | "replicasets") => Workload::Controller { scale: true },
+            ("apps", "statefulsets") => Workload::StatefulSet,
             ("apps", "daemonsets") => Workload::Controller { scale: false },
             ("", "replicationcontrollers") => Workload::ReplicationController,
             ("", "pods") => Workload::Pod,
@@ -61,17 +61,11 @@ impl Workload {
 
     fn scale(self) -> Option<SelectorForm> {
         match self {
-            Workload::Controller { scale: true } => Some(SelectorForm::LabelSelector),
+            Workload::Controller { scale: true } | Workload::StatefulSet => {
+                Some(SelectorForm::LabelSelector)
+            }
             Workload::ReplicationController => Some(SelectorForm::LabelMap),
             _ => None,
-        }
-    }
-
-    fn immutable(self) -> Immutable {
-        match self {
-            Workload::Controller { .. } => &[&["spec", "selector"]],
-            Workload::Job => &[&["spec", "selector"], &["spec", "completionMode"]],
-            _ => &[],
         }
     }
 }
@@ -301,7 +295,7 @@ impl CreateStrategy for WorkloadStrategy {
         match self.workload {
             Workload::Pod => validate_pod_spec(obj.get("spec"), "spec", &mut causes),
             Workload::Job => validate_pod_spec(template, "spec.template.spec", &mut causes),
-            Workload::Controller { .. } => {
+            Workload::Controller { .. } | Workload::StatefulSet => {
                 validate_selector(obj, &mut causes);
                 validate_pod_spec(template, "spec.template.spec", &mut causes);
             }
@@ -323,7 +317,9 @@ impl CreateStrategy for WorkloadStrategy {
                 }
             }
             Workload::Job => generate_job_selector(obj),
-            Workload::Controller { .. } | Workload::ReplicationController => {}
+            Workload::Controller { .. }
+            | Workload::StatefulSet
+            | Workload::ReplicationController => {}
         }
     }
 }
@@ -363,18 +359,12 @@ impl UpdateStrategy for WorkloadStrategy {
             Some(_) => return causes,
             None => {}
         }
-        for path in self.workload.immutable() {
-            let (a, b) = (meta::nested(new, path), meta::nested(old, path));
-            if a != b {
-                causes.push(StatusCause {
-                    reason: "FieldValueInvalid".into(),
-                    message: format!(
-                        "Invalid value: {}: field is immutable",
-                        a.cloned().unwrap_or(Value::Null)
-                    ),
-                    field: path.join("."),
-                });
-            }
+        match self.workload {
+            Workload::Pod => causes.extend(pod_update::validate_pod_update(new, old)),
+            Workload::Job => causes.extend(job_update::validate_job_update(new, old)),
+            Workload::StatefulSet => causes.extend(apps_update::statefulset_update(new, old)),
+            Workload::Controller { .. } => causes.extend(apps_update::selector_update(new, old)),
+            Workload::ReplicationController => {}
         }
         causes
     }
