@@ -143,6 +143,27 @@ fn generate_job_selector(job: &mut Value) {
     }
 }
 
+/// batch/v1 `SetDefaults_Job`: a Job without labels takes its template's. kube applies it
+/// whenever it decodes a Job, so after the selector's labels are generated every read shows
+/// them; kapi stores them at create, which reads the same.
+fn default_job_labels(job: &mut Value) {
+    let template_labels = meta::nested(job, &["spec", "template", "metadata", "labels"])
+        .filter(|l| l.as_object().is_some_and(|m| !m.is_empty()))
+        .cloned();
+    let Some(labels) = template_labels else {
+        return;
+    };
+    if let Some(md) = job.get_mut("metadata").and_then(Value::as_object_mut) {
+        let empty = md
+            .get("labels")
+            .and_then(Value::as_object)
+            .is_none_or(|m| m.is_empty());
+        if empty {
+            md.insert("labels".into(), labels);
+        }
+    }
+}
+
 /// `matchLabels` and `matchExpressions` as a selector string (`a=b,c in (x,y)`), as
 /// `metav1.LabelSelectorAsSelector(...).String()` writes it: requirements sorted by key.
 pub fn label_selector_string(sel: &Value) -> String {
@@ -316,7 +337,10 @@ impl CreateStrategy for WorkloadStrategy {
                     );
                 }
             }
-            Workload::Job => generate_job_selector(obj),
+            Workload::Job => {
+                generate_job_selector(obj);
+                default_job_labels(obj);
+            }
             Workload::Controller { .. }
             | Workload::StatefulSet
             | Workload::ReplicationController => {}
