@@ -73,6 +73,9 @@ pub struct ResourceEntry {
     pub strategy: Arc<dyn Strategy>,
     /// Table output (`as=Table`).
     pub table: Arc<dyn TableConvertor>,
+    /// Whether a DELETE that removes an object answers the object as it was, as
+    /// kube-apiserver's stores with `ReturnDeletedObject` do, instead of a Status.
+    pub returns_deleted_object: bool,
     /// Order of this version within its group for discovery (lower first = preferred).
     pub version_priority: u32,
     /// Order of the group within `/apis` (lower first).

@@ -6,6 +6,7 @@ pub mod admission_config;
 mod apps_update;
 mod config;
 mod csr;
+mod deleted_object;
 mod event;
 mod fields;
 mod internal_json;
@@ -27,6 +28,7 @@ mod service;
 mod spec_diff;
 mod storage;
 mod tables;
+mod volume_status;
 mod workload;
 
 pub use config::{ConfigMapStrategy, SecretStrategy};
@@ -123,6 +125,7 @@ pub fn entry(root: &str, spec: EntrySpec, codec: Arc<dyn ObjectCodec>) -> Resour
         codec,
         strategy: spec.strategy,
         table: spec.table,
+        returns_deleted_object: deleted_object::returns_deleted_object(spec.group, spec.plural),
         version_priority: spec.version_priority,
         group_priority: spec.group_priority,
         kind_fields: Default::default(),
@@ -341,6 +344,14 @@ fn base_behaviour(
         ),
         ("apiextensions.k8s.io", "customresourcedefinitions") => {
             (Arc::new(crate::crd::CrdStrategy), Arc::new(tables::crds()))
+        }
+        ("", "persistentvolumes") | ("", "persistentvolumeclaims") => {
+            let volume = match r.plural {
+                "persistentvolumes" => volume_status::Volume::Persistent,
+                _ => volume_status::Volume::Claim,
+            };
+            let strategy = volume_status::VolumeStrategy { generic, volume };
+            (Arc::new(strategy), table_of(r.group, r.plural))
         }
         ("", "services") => (
             Arc::new(ServiceStrategy {

@@ -149,6 +149,7 @@ pub fn entries_for_crd(
                     terminating: crd.metadata.deletion_timestamp.is_some(),
                 }),
                 table: Arc::new(CrTable::new(&v.additional_printer_columns)),
+                returns_deleted_object: false,
                 version_priority: version_priority(&v.name),
                 group_priority: CRD_GROUP_PRIORITY,
                 kind_fields: Default::default(),

@@ -848,9 +848,13 @@ impl<'a> RestStore<'a> {
                 .delete(key.as_bytes(), Some(current.revision))
                 .await
             {
-                Ok(_) => {
+                Ok(gone) => {
                     self.released(&current.object, None).await;
-                    return Ok(Deleted::Removed(current.object));
+                    // As etcd3's store decodes it: the last state at the deletion's revision.
+                    let mut object = current.object;
+                    let revision = json!(gone.revision.to_string());
+                    meta::set_meta(&mut object, "resourceVersion", Some(revision));
+                    return Ok(Deleted::Removed(object));
                 }
                 Err(StoreError::Conflict { .. }) => continue,
                 Err(e) => return Err(self.store_error(e, name)),

@@ -1,7 +1,8 @@
 //! DELETE and DELETE-collection: DeleteOptions from the body (JSON, YAML or protobuf) or
 //! the query, then the REST store's delete (preconditions, dryRun, propagationPolicy,
 //! finalizers, grace periods, R8.22–R8.24); a terminating namespace is emptied by the
-//! namespace controller (`kapi_controllers::namespace`).
+//! namespace controller (`kapi_controllers::namespace`). A removed object is answered as
+//! itself or as a Status, as its entry says (`ReturnDeletedObject`).
 
 use super::Ctx;
 use super::body::read_limited;
@@ -43,7 +44,9 @@ fn success(ctx: &Ctx, name: &str, obj: &Value) -> Value {
     json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details})
 }
 
-/// Deletes one object through the REST store.
+/// Deletes one object through the REST store. The answer is the object while it is being
+/// deleted; once gone, the object as it was for the kinds whose kube-apiserver store returns
+/// the deleted object (Services, Pods, PersistentVolumes, StorageClasses, …), else a Status.
 async fn delete_one(
     ctx: &Ctx,
     w: &WriteContext,
@@ -52,6 +55,7 @@ async fn delete_one(
 ) -> Result<(StatusCode, Value), ApiError> {
     let deleted = ctx.rest().delete(w, name, opts).await?;
     match deleted {
+        Deleted::Removed(obj) if ctx.entry.returns_deleted_object => Ok((StatusCode::OK, obj)),
         Deleted::Removed(obj) => Ok((StatusCode::OK, success(ctx, name, &obj))),
         Deleted::Pending { object, accepted } => {
             let status = if accepted {

@@ -68,9 +68,6 @@ pub fn set_defaults_stateful_set(s: &mut StatefulSet) {
     spec.revision_history_limit.get_or_insert(10);
     for c in &mut spec.volume_claim_templates {
         crate::core::v1::set_defaults_pvc(c);
-        if c.status.phase.is_empty() {
-            c.status.phase = "Pending".into();
-        }
     }
     set_defaults_pod_template_spec(&mut spec.template);
 }

@@ -32,6 +32,9 @@ fn default_probe(p: &mut Option<Probe>) {
     if p.failure_threshold == 0 {
         p.failure_threshold = 3;
     }
+    if let Some(g) = &mut p.grpc {
+        g.service.get_or_insert_with(String::new);
+    }
     if let Some(h) = &mut p.http_get {
         if h.path.is_empty() {
             h.path = "/".into();
@@ -43,11 +46,14 @@ fn default_probe(p: &mut Option<Probe>) {
 }
 
 fn default_env(env: &mut [EnvVar]) {
-    for e in env {
-        if let Some(f) = e.value_from.as_mut().and_then(|v| v.field_ref.as_mut())
+    for source in env.iter_mut().filter_map(|e| e.value_from.as_mut()) {
+        if let Some(f) = &mut source.field_ref
             && f.api_version.is_empty()
         {
             f.api_version = "v1".into();
+        }
+        if let Some(k) = &mut source.file_key_ref {
+            k.optional.get_or_insert(false);
         }
     }
 }
@@ -155,9 +161,7 @@ fn set_defaults_volume(v: &mut Volume) {
             }
         }
     }
-    if let Some(h) = &mut v.host_path {
-        h.r#type.get_or_insert_with(String::new);
-    }
+    super::volume_defaults::set_defaults_volume_sources(v);
 }
 
 /// `SetDefaults_PodSpec` (pod templates too) with its containers and volumes.
@@ -237,8 +241,9 @@ pub fn set_defaults_pod(p: &mut Pod) {
     }
 }
 
-/// `SetDefaults_Service` (and its ports): type ClusterIP, sessionAffinity None,
-/// protocol TCP, targetPort = port, traffic policies, the ClientIP timeout.
+/// `SetDefaults_Service` (and its ports): type ClusterIP, sessionAffinity None (without a
+/// config), protocol TCP, targetPort = port, traffic policies, the ClientIP timeout, and a
+/// load balancer's IPs in mode VIP.
 pub fn set_defaults_service(s: &mut Service) {
     let spec = &mut s.spec;
     if spec.session_affinity.is_empty() {
@@ -257,6 +262,9 @@ pub fn set_defaults_service(s: &mut Service) {
             p.target_port = IntOrString::Int(p.port);
         }
     }
+    if spec.session_affinity == "None" {
+        spec.session_affinity_config = None;
+    }
     if spec.session_affinity == "ClientIP" {
         let cfg = spec
             .session_affinity_config
@@ -273,26 +281,11 @@ pub fn set_defaults_service(s: &mut Service) {
     }
     if spec.r#type == "LoadBalancer" {
         spec.allocate_load_balancer_node_ports.get_or_insert(true);
-    }
-}
-
-/// PersistentVolumeClaims: `volumeMode: Filesystem`.
-pub fn set_defaults_pvc(c: &mut PersistentVolumeClaim) {
-    c.spec
-        .volume_mode
-        .get_or_insert_with(|| "Filesystem".into());
-}
-
-/// PersistentVolumes: reclaim policy Retain, `volumeMode: Filesystem`.
-pub fn set_defaults_pv(v: &mut PersistentVolume) {
-    if v.spec.persistent_volume_reclaim_policy.is_empty() {
-        v.spec.persistent_volume_reclaim_policy = "Retain".into();
-    }
-    v.spec
-        .volume_mode
-        .get_or_insert_with(|| "Filesystem".into());
-    if v.status.phase.is_empty() {
-        v.status.phase = "Pending".into();
+        for ingress in &mut s.status.load_balancer.ingress {
+            if !ingress.ip.is_empty() {
+                ingress.ip_mode.get_or_insert_with(|| "VIP".into());
+            }
+        }
     }
 }
 
@@ -324,6 +317,33 @@ pub fn set_defaults_endpoints(e: &mut Endpoints) {
                 p.protocol = "TCP".into();
             }
         }
+    }
+}
+
+/// `SetDefaults_LimitRangeItem` of each item: a Container item's default limit is its max,
+/// its default request its default limit, else its min.
+pub fn set_defaults_limit_range(r: &mut LimitRange) {
+    for item in r.spec.limits.iter_mut().flatten() {
+        if item.r#type != "Container" {
+            continue;
+        }
+        for (name, q) in &item.max {
+            item.default
+                .entry(name.clone())
+                .or_insert_with(|| q.clone());
+        }
+        for (name, q) in item.default.iter().chain(&item.min) {
+            item.default_request
+                .entry(name.clone())
+                .or_insert_with(|| q.clone());
+        }
+    }
+}
+
+/// `SetDefaults_NodeStatus`: allocatable is the capacity when not given.
+pub fn set_defaults_node(n: &mut Node) {
+    if n.status.allocatable.is_empty() {
+        n.status.allocatable = n.status.capacity.clone();
     }
 }
 

@@ -110,6 +110,14 @@ pub fn add_to_scheme(scheme: &mut Scheme) -> Result<()> {
     scheme.add_type_defaulting_func::<super::EndpointsList>(|l| {
         l.items.iter_mut().for_each(super::set_defaults_endpoints)
     });
+    scheme.add_type_defaulting_func::<super::LimitRange>(super::set_defaults_limit_range);
+    scheme.add_type_defaulting_func::<super::LimitRangeList>(|l| {
+        l.items.iter_mut().for_each(super::set_defaults_limit_range)
+    });
+    scheme.add_type_defaulting_func::<super::Node>(super::set_defaults_node);
+    scheme.add_type_defaulting_func::<super::NodeList>(|l| {
+        l.items.iter_mut().for_each(super::set_defaults_node)
+    });
     scheme.add_type_defaulting_func::<SecretList>(|l| {
         l.items.iter_mut().for_each(set_defaults_secret)
     });

@@ -1,7 +1,9 @@
 //! discovery.k8s.io/v1: EndpointSlices. The types are generated (`types.rs`, see `docs/api.md`).
 
+mod defaults;
 mod types;
 
+pub use defaults::set_defaults_endpoint_slice;
 pub use types::*;
 
 use kapi_machinery::runtime::{Result, Scheme};
@@ -15,6 +17,10 @@ pub fn add_to_scheme(scheme: &mut Scheme) -> Result<()> {
     let gv = GroupVersion::new("discovery.k8s.io", "v1");
     types::add_kinds(scheme, &gv)?;
     kapi_machinery::meta::v1::add_to_group_version(scheme, &gv)?;
+    scheme.add_type_defaulting_func::<EndpointSlice>(set_defaults_endpoint_slice);
+    scheme.add_type_defaulting_func::<EndpointSliceList>(|l| {
+        l.items.iter_mut().for_each(set_defaults_endpoint_slice)
+    });
     scheme.set_version_priority(&[gv])?;
     Ok(())
 }
