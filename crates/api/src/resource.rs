@@ -66,8 +66,10 @@ fn compare_parsed(a: &Parsed, b: &Parsed) -> std::cmp::Ordering {
     }
     let low = a.exponent.min(b.exponent);
     let scaled = |p: &Parsed| {
-        10i128
-            .checked_pow((p.exponent - low).unsigned_abs())
+        // In i64: exponents of hostile quantities reach i32's ends.
+        u32::try_from(i64::from(p.exponent) - i64::from(low))
+            .ok()
+            .and_then(|e| 10i128.checked_pow(e))
             .and_then(|f| p.mantissa.abs().checked_mul(f))
     };
     let magnitude = match (scaled(a), scaled(b)) {
@@ -334,7 +336,16 @@ fn format_decimal(mut mantissa: i128, mut exponent: i32, format: Format) -> Stri
 
 #[cfg(test)]
 mod tests {
+
     use super::*;
+
+    #[test]
+    fn amounts_with_exponents_at_i32s_ends_compare_without_overflow() {
+        let huge = Quantity("1e2147483646".to_owned());
+        let small = Quantity("500m".to_owned());
+        assert_eq!(huge.cmp_amount(&small), std::cmp::Ordering::Greater);
+        assert_eq!(small.cmp_amount(&huge), std::cmp::Ordering::Less);
+    }
 
     fn canon(s: &str) -> String {
         Quantity::parse(s).unwrap().to_string()

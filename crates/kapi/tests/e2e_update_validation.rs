@@ -495,3 +495,44 @@ async fn a_role_rule_without_verbs_and_a_relative_ingress_path_are_refused_on_cr
         )
     );
 }
+
+/// What controllers and `kubectl label` do to a Pod, a StatefulSet and a Job — labels,
+/// a finalizer added and removed, the same spec sent again — passes every update rule.
+#[tokio::test]
+async fn metadata_only_updates_of_pods_statefulsets_and_jobs_pass() {
+    let kapi = Kapi::start().await;
+    let pod_path = pod(&kapi, "p", json!({})).await;
+    create(&kapi, STATEFULSETS, statefulset()).await;
+    create(&kapi, JOBS, job("j", false)).await;
+    for path in [pod_path, format!("{STATEFULSETS}/db"), format!("{JOBS}/j")] {
+        let labelled = patched(&kapi, &path, json!({"metadata": {"labels": {"team": "a"}}})).await;
+        assert_eq!(labelled["metadata"]["labels"]["team"], "a", "{path}");
+        patched(
+            &kapi,
+            &path,
+            json!({"metadata": {"finalizers": ["example.com/hold"]}}),
+        )
+        .await;
+        let released = patched(&kapi, &path, json!({"metadata": {"finalizers": null}})).await;
+        assert!(released["metadata"].get("finalizers").is_none(), "{path}");
+        let current = get(&kapi, &path).await;
+        let (s, again) = send(&kapi, "PUT", &path, JSON, &current).await;
+        assert_eq!(s, 200, "{path}: {again}");
+    }
+}
+
+/// A Pod whose updates could never pass is refused on create (`validateContainersOnlyForPod`,
+/// `ValidatePodSpec`): a container without an image, a negative `activeDeadlineSeconds`.
+#[tokio::test]
+async fn a_pod_without_an_image_or_with_a_negative_deadline_is_refused_on_create() {
+    let kapi = Kapi::start().await;
+    let body = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "app"}], "activeDeadlineSeconds": -5}});
+    let (s, status) = send(&kapi, "POST", PODS, JSON, &body).await;
+    assert_eq!(s, 422, "{status}");
+    assert_eq!(cause(&status, 0).0, "FieldValueRequired");
+    assert_eq!(cause(&status, 0).1, "spec.containers[0].image");
+    assert_eq!(cause(&status, 1).1, "spec.activeDeadlineSeconds");
+    let (s, _) = send(&kapi, "GET", &format!("{PODS}/p"), JSON, &Value::Null).await;
+    assert_eq!(s, 404);
+}

@@ -224,9 +224,10 @@ pub enum Error {
 /// (the causes themselves keep every repeat).
 fn joined_causes(causes: &[StatusCause]) -> String {
     let mut joined: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for c in causes {
         let text = format!("{}: {}", c.field, c.message);
-        if !joined.contains(&text) {
+        if seen.insert(text.clone()) {
             joined.push(text);
         }
     }

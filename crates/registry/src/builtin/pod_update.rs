@@ -157,24 +157,31 @@ fn active_deadline_update(spec: &Value, old: &Value, causes: &mut Vec<StatusCaus
     false
 }
 
-/// A toleration without its `tolerationSeconds`.
-fn without_seconds(t: &Value) -> Value {
-    let mut t = t.clone();
-    set(&mut t, "tolerationSeconds", None);
-    t
+/// A toleration without its `tolerationSeconds`, as a comparable key: its other fields,
+/// empty ones left out (an empty string and an absent field are the same toleration).
+fn toleration_key(t: &Value) -> String {
+    let mut fields: Vec<(&String, &Value)> = t
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, v)| {
+            k.as_str() != "tolerationSeconds" && !v.is_null() && v.as_str() != Some("")
+        })
+        .collect();
+    fields.sort_by(|a, b| a.0.cmp(b.0));
+    serde_json::to_string(&fields).unwrap_or_default()
 }
 
 /// `validateOnlyAddedTolerations`: every old toleration is still there, only its
-/// `tolerationSeconds` may differ (the first missing one is reported).
+/// `tolerationSeconds` may differ (reported once). Linear in both lists: a set of the new
+/// ones' keys.
 fn only_added_tolerations(spec: &Value, old: &Value, causes: &mut Vec<StatusCause>) {
-    let new_t: Vec<Value> = items(spec, "tolerations")
-        .iter()
-        .map(without_seconds)
-        .collect();
-    let kept = items(old, "tolerations").iter().all(|o| {
-        let o = without_seconds(o);
-        new_t.iter().any(|n| semantic_eq(Some(n), Some(&o)))
-    });
+    let (new_t, old_t) = (items(spec, "tolerations"), items(old, "tolerations"));
+    if new_t == old_t {
+        return;
+    }
+    let present: std::collections::HashSet<String> = new_t.iter().map(toleration_key).collect();
+    let kept = old_t.iter().all(|o| present.contains(&toleration_key(o)));
     if !kept {
         causes.push(field::forbidden(
             "spec.tolerations",
@@ -191,7 +198,8 @@ fn only_deleted_scheduling_gates(spec: &Value, old: &Value, causes: &mut Vec<Sta
             .unwrap_or_default()
             .to_owned()
     };
-    let old_names: Vec<String> = items(old, "schedulingGates").iter().map(name).collect();
+    let old_names: std::collections::HashSet<String> =
+        items(old, "schedulingGates").iter().map(name).collect();
     for (i, gate) in items(spec, "schedulingGates").iter().enumerate() {
         let n = name(gate);
         if !old_names.contains(&n) {

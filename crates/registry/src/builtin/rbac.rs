@@ -60,12 +60,6 @@ fn policy_rule(rule: &Value, namespaced: bool, path: &str) -> Vec<StatusCause> {
             "resource rules must supply at least one resource",
         ));
     }
-    if len("resourceNames") > 0 && len("resources") > 1 {
-        causes.push(field::required(
-            &format!("{path}.resourceNames"),
-            "resource names cannot apply to multiple resources",
-        ));
-    }
     causes
 }
 

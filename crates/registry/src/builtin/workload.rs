@@ -283,6 +283,41 @@ fn validate_pod_spec(spec: Option<&Value>, path: &str, causes: &mut Vec<StatusCa
     }
 }
 
+/// What a Pod (not a template) must have on create, so that every later update, which
+/// re-checks it (`ValidatePodUpdate`), can pass: an image on each container without
+/// surrounding whitespace (`validateContainersOnlyForPod`) and an `activeDeadlineSeconds`
+/// of 1 to 2147483647 (`ValidatePodSpec`).
+fn validate_pod_only(spec: &Value, causes: &mut Vec<StatusCause>) {
+    for key in ["initContainers", "containers"] {
+        let containers = spec.get(key).and_then(Value::as_array);
+        for (i, c) in containers.into_iter().flatten().enumerate() {
+            let image = c.get("image").and_then(Value::as_str).unwrap_or_default();
+            let path = format!("spec.{key}[{i}].image");
+            if image.is_empty() {
+                causes.push(crate::field::required(&path, ""));
+            } else if image.trim() != image {
+                causes.push(crate::field::invalid(
+                    &path,
+                    &json!(image),
+                    "must not have leading or trailing whitespace",
+                ));
+            }
+        }
+    }
+    if let Some(v) = spec.get("activeDeadlineSeconds").filter(|v| !v.is_null()) {
+        let in_range = v
+            .as_i64()
+            .is_some_and(|n| (1..=i64::from(i32::MAX)).contains(&n));
+        if !in_range {
+            causes.push(crate::field::invalid(
+                "spec.activeDeadlineSeconds",
+                v,
+                "must be between 1 and 2147483647, inclusive",
+            ));
+        }
+    }
+}
+
 /// A controller's selector: required, non-empty, and selecting its template's labels
 /// (`ValidateDeploymentSpec` and its siblings).
 fn validate_selector(obj: &Value, causes: &mut Vec<StatusCause>) {
@@ -314,7 +349,12 @@ impl CreateStrategy for WorkloadStrategy {
         let mut causes = Vec::new();
         let template = meta::nested(obj, &["spec", "template", "spec"]);
         match self.workload {
-            Workload::Pod => validate_pod_spec(obj.get("spec"), "spec", &mut causes),
+            Workload::Pod => {
+                validate_pod_spec(obj.get("spec"), "spec", &mut causes);
+                if let Some(spec) = obj.get("spec") {
+                    validate_pod_only(spec, &mut causes);
+                }
+            }
             Workload::Job => validate_pod_spec(template, "spec.template.spec", &mut causes),
             Workload::Controller { .. } | Workload::StatefulSet => {
                 validate_selector(obj, &mut causes);
@@ -510,6 +550,38 @@ mod tests {
                 .message
                 .ends_with("`selector` does not match template `labels`")
         );
+    }
+
+    #[test]
+    fn a_pod_without_an_image_or_with_a_negative_deadline_is_invalid_on_create() {
+        let pod = json!({"metadata": {"name": "p"}, "spec": {
+            "containers": [{"name": "c"}, {"name": "d", "image": " x"}],
+            "activeDeadlineSeconds": -5}});
+        let causes = pods().validate(&pod);
+        let fields: Vec<&str> = causes.iter().map(|c| c.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "spec.containers[0].image",
+                "spec.containers[1].image",
+                "spec.activeDeadlineSeconds"
+            ]
+        );
+        assert_eq!(causes[0].reason, "FieldValueRequired");
+        assert!(
+            causes[2]
+                .message
+                .ends_with("must be between 1 and 2147483647, inclusive")
+        );
+    }
+
+    #[test]
+    fn a_template_without_an_image_is_valid_as_upstream_lets_admission_fill_it() {
+        let d = json!({"metadata": {"name": "d"}, "spec": {
+            "selector": {"matchLabels": {"a": "b"}},
+            "template": {"metadata": {"labels": {"a": "b"}},
+                "spec": {"containers": [{"name": "c"}]}}}});
+        assert!(deployments().validate(&d).is_empty());
     }
 
     #[test]
