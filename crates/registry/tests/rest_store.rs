@@ -593,6 +593,54 @@ mod cases {
         assert!(rest.get(Some("team"), "a").await.unwrap().is_none());
     }
 
+    /// The removed object carries the revision of its deletion, as etcd3's store decodes
+    /// it for kube's DELETE answer.
+    pub async fn a_removed_object_carries_the_revision_of_its_deletion(h: Harness) {
+        let rest = h.configmaps();
+        let created = rest.create(&in_team(), configmap("a", "1")).await.unwrap();
+        let Deleted::Removed(gone) = rest
+            .delete(&in_team(), "a", &DeleteOptions::default())
+            .await
+            .unwrap()
+        else {
+            panic!("expected the object removed");
+        };
+        let rv = |v: &Value| meta::meta_str(v, "resourceVersion").parse::<i64>().unwrap();
+        assert!(rv(&gone) > rv(&created));
+        assert_eq!(rv(&gone), h.store.current_revision().await.unwrap());
+    }
+
+    /// A DeleteCollection answers the objects as listed (kube's `Store.DeleteCollection`
+    /// returns its list), each with the resourceVersion it was listed at.
+    pub async fn a_delete_collection_answers_the_objects_at_their_listed_versions(h: Harness) {
+        let rest = h.configmaps();
+        let mut listed = Vec::new();
+        for name in ["a", "b"] {
+            let created = rest.create(&in_team(), configmap(name, "1")).await.unwrap();
+            listed.push(meta::meta_str(&created, "resourceVersion").to_owned());
+        }
+        for selected in [
+            None,
+            Some(&(|_: &Value| true) as &(dyn Fn(&Value) -> bool + Send + Sync)),
+        ] {
+            let deleted = rest
+                .delete_collection(&in_team(), &DeleteOptions::default(), selected)
+                .await
+                .unwrap();
+            let versions: Vec<&str> = deleted
+                .items
+                .iter()
+                .map(|o| meta::meta_str(o, "resourceVersion"))
+                .collect();
+            assert_eq!(versions, listed);
+            listed.clear();
+            for name in ["a", "b"] {
+                let created = rest.create(&in_team(), configmap(name, "1")).await.unwrap();
+                listed.push(meta::meta_str(&created, "resourceVersion").to_owned());
+            }
+        }
+    }
+
     pub async fn a_system_namespace_cannot_be_deleted(h: Harness) {
         let ns =
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-system"}});
@@ -891,6 +939,8 @@ backend_suite!(
     a_delete_whose_uid_precondition_fails_is_a_conflict,
     a_foreground_delete_adds_the_foreground_finalizer,
     a_plain_delete_removes_the_object,
+    a_removed_object_carries_the_revision_of_its_deletion,
+    a_delete_collection_answers_the_objects_at_their_listed_versions,
     a_system_namespace_cannot_be_deleted,
     a_deleted_namespace_stays_terminating_until_finalized,
     a_delete_collection_deletes_the_selected_objects_and_counts_those_pending,

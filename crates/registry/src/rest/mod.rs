@@ -883,8 +883,8 @@ impl<'a> RestStore<'a> {
             .store
             .range(kapi_storage::RangeRequest::prefix(prefix.as_bytes()))
             .await?;
-        // (namespace, name) of each object to delete.
-        let mut targets: Vec<(Option<String>, String)> = Vec::new();
+        // (namespace, name, revision as listed) of each object to delete.
+        let mut targets: Vec<(Option<String>, String, i64)> = Vec::new();
         match selected {
             None => {
                 let all = self.entry.collection_prefix(None);
@@ -895,34 +895,42 @@ impl<'a> RestStore<'a> {
                     else {
                         continue;
                     };
-                    targets.push(match path.split_once('/') {
+                    let (ns, name) = match path.split_once('/') {
                         Some((ns, name)) if self.entry.namespaced() => {
                             (Some(ns.to_owned()), name.to_owned())
                         }
                         _ => (None, path.to_owned()),
-                    });
+                    };
+                    targets.push((ns, name, kv.mod_revision));
                 }
             }
             Some(keep) => {
                 let values: Vec<&[u8]> = listed.kvs.iter().map(|kv| kv.value.as_slice()).collect();
-                for obj in self.entry.codec.decode_stored_many(&values).await? {
-                    if keep(&obj) {
-                        let ns = meta::namespace(&obj);
+                let decoded = self.entry.codec.decode_stored_many(&values).await?;
+                for (obj, kv) in decoded.iter().zip(&listed.kvs) {
+                    if keep(obj) {
+                        let ns = meta::namespace(obj);
                         let ns = (self.entry.namespaced() && !ns.is_empty()).then(|| ns.to_owned());
-                        targets.push((ns, meta::name(&obj).to_owned()));
+                        targets.push((ns, meta::name(obj).to_owned(), kv.mod_revision));
                     }
                 }
             }
         }
         let mut items = Vec::with_capacity(targets.len());
         let mut pending = 0;
-        for (namespace, name) in targets {
+        for (namespace, name, listed_revision) in targets {
             let one = WriteContext {
                 namespace,
                 ..w.clone()
             };
             match self.delete(&one, &name, opts).await {
-                Ok(Deleted::Removed(obj)) => items.push(obj),
+                // As kube's DeleteCollection answers: the objects as listed, not at the
+                // revision of their deletion.
+                Ok(Deleted::Removed(mut obj)) => {
+                    let rv = json!(listed_revision.to_string());
+                    meta::set_meta(&mut obj, "resourceVersion", Some(rv));
+                    items.push(obj);
+                }
                 Ok(Deleted::Pending { object, .. }) => {
                     pending += 1;
                     items.push(object);
