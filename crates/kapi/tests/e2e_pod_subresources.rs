@@ -5,28 +5,13 @@
 
 mod e2e_support;
 
-use e2e_support::{Kapi, json};
+use e2e_support::Kapi;
 use serde_json::{Value, json};
 
 const PODS: &str = "/api/v1/namespaces/default/pods";
 
-fn request(method: &str, path: &str, content_type: &str, body: &Value) -> http::Request<Vec<u8>> {
-    http::Request::builder()
-        .method(method)
-        .uri(path)
-        .header("content-type", content_type)
-        .header("accept", "application/json")
-        .body(if body.is_null() {
-            Vec::new()
-        } else {
-            body.to_string().into_bytes()
-        })
-        .unwrap()
-}
-
 async fn send(kapi: &Kapi, method: &str, path: &str, ct: &str, body: &Value) -> (u16, Value) {
-    let (status, _, bytes) = kapi.raw(request(method, path, ct, body)).await;
-    (status, json(&bytes))
+    kapi.send(method, path, ct, body).await
 }
 
 async fn get(kapi: &Kapi, path: &str) -> Value {

@@ -7,7 +7,7 @@
 
 mod e2e_support;
 
-use e2e_support::{Kapi, json};
+use e2e_support::Kapi;
 use serde_json::{Value, json};
 
 const PODS: &str = "/api/v1/namespaces/default/pods";
@@ -19,23 +19,8 @@ const JSON: &str = "application/json";
 
 const POD_UPDATE_TEXT: &str = "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
-fn request(method: &str, path: &str, content_type: &str, body: &Value) -> http::Request<Vec<u8>> {
-    http::Request::builder()
-        .method(method)
-        .uri(path)
-        .header("content-type", content_type)
-        .header("accept", "application/json")
-        .body(if body.is_null() {
-            Vec::new()
-        } else {
-            body.to_string().into_bytes()
-        })
-        .unwrap()
-}
-
 async fn send(kapi: &Kapi, method: &str, path: &str, ct: &str, body: &Value) -> (u16, Value) {
-    let (status, _, bytes) = kapi.raw(request(method, path, ct, body)).await;
-    (status, json(&bytes))
+    kapi.send(method, path, ct, body).await
 }
 
 async fn get(kapi: &Kapi, path: &str) -> Value {

@@ -209,6 +209,20 @@ impl Kapi {
         send_raw(&self.client().await, req).await
     }
 
+    /// Sends `body` as `content_type` with the admin token; (status, the answer's JSON).
+    pub async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: &str,
+        body: &serde_json::Value,
+    ) -> (u16, serde_json::Value) {
+        let (status, _, bytes) = self
+            .raw(typed_request(method, path, content_type, body))
+            .await;
+        (status, json(&bytes))
+    }
+
     /// kubectl's discovery/HTTP cache for this server. kubectl keys its default cache
     /// (`~/.kube/cache`) by host:port, and ports are reused between tests: a server with
     /// other resources on a reused port would be described by a stale discovery cache.
@@ -327,10 +341,21 @@ pub async fn send_raw(
 
 /// A JSON request (`body` Null: no body).
 pub fn json_request(method: &str, path: &str, body: &serde_json::Value) -> http::Request<Vec<u8>> {
+    typed_request(method, path, "application/json", body)
+}
+
+/// A request whose JSON `body` is sent as `content_type` (a patch type, apply YAML…),
+/// accepting JSON (`body` Null: no body).
+pub fn typed_request(
+    method: &str,
+    path: &str,
+    content_type: &str,
+    body: &serde_json::Value,
+) -> http::Request<Vec<u8>> {
     http::Request::builder()
         .method(method)
         .uri(path)
-        .header("content-type", "application/json")
+        .header("content-type", content_type)
         .header("accept", "application/json")
         .body(if body.is_null() {
             Vec::new()
