@@ -104,13 +104,19 @@ fn container_updates(spec: &Value, old: &Value, key: &str, causes: &mut Vec<Stat
         ));
         return true;
     }
-    for (i, c) in new_c.iter().enumerate() {
+    image_problems(new_c, key, causes);
+    false
+}
+
+/// Each container of `spec.<key>` has an image without surrounding whitespace
+/// (`validateContainersOnlyForPod`; re-checked by `ValidateContainerUpdates`).
+pub(super) fn image_problems(containers: &[Value], key: &str, causes: &mut Vec<StatusCause>) {
+    for (i, c) in containers.iter().enumerate() {
         let image = get(c, "image").and_then(Value::as_str).unwrap_or_default();
         let path = format!("spec.{key}[{i}].image");
         if image.is_empty() {
             causes.push(field::required(&path, ""));
-        }
-        if image.trim() != image {
+        } else if image.trim() != image {
             causes.push(field::invalid(
                 &path,
                 &json!(image),
@@ -118,7 +124,6 @@ fn container_updates(spec: &Value, old: &Value, key: &str, causes: &mut Vec<Stat
             ));
         }
     }
-    false
 }
 
 /// `activeDeadlineSeconds` may be set, or lowered, never raised nor removed. Returns

@@ -290,19 +290,7 @@ fn validate_pod_spec(spec: Option<&Value>, path: &str, causes: &mut Vec<StatusCa
 fn validate_pod_only(spec: &Value, causes: &mut Vec<StatusCause>) {
     for key in ["initContainers", "containers"] {
         let containers = spec.get(key).and_then(Value::as_array);
-        for (i, c) in containers.into_iter().flatten().enumerate() {
-            let image = c.get("image").and_then(Value::as_str).unwrap_or_default();
-            let path = format!("spec.{key}[{i}].image");
-            if image.is_empty() {
-                causes.push(crate::field::required(&path, ""));
-            } else if image.trim() != image {
-                causes.push(crate::field::invalid(
-                    &path,
-                    &json!(image),
-                    "must not have leading or trailing whitespace",
-                ));
-            }
-        }
+        pod_update::image_problems(containers.map_or(&[], Vec::as_slice), key, causes);
     }
     if let Some(v) = spec.get("activeDeadlineSeconds").filter(|v| !v.is_null()) {
         let in_range = v
