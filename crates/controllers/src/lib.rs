@@ -7,7 +7,8 @@
 //! of Pods' grace periods, where a kubelet would delete them ([`pod_termination`]), and the
 //! rules of aggregated ClusterRoles ([`clusterrole_aggregation`]), and the legacy tokens of
 //! ServiceAccount token Secrets ([`service_account_tokens`]), and the type check of
-//! ValidatingAdmissionPolicies in their status ([`admission_policy_status`]). Every
+//! ValidatingAdmissionPolicies in their status ([`admission_policy_status`]), and the
+//! protection finalizers of claims and volumes in use ([`volume_protection`]). Every
 //! controller follows its resources through the watch caches, writes through the REST
 //! store (`kapi_registry::rest`, so strategies, validation and resourceVersions apply),
 //! reconciles everything when it starts, and stops on shutdown. With several kapi processes on one etcd, the namespace,
@@ -28,6 +29,7 @@ pub mod pod_termination;
 pub mod policy_type_check;
 pub mod runtime;
 pub mod service_account_tokens;
+pub mod volume_protection;
 
 pub use context::{Context, PostStartHooks};
 pub use leader::LeaseTiming;
@@ -56,7 +58,7 @@ impl Default for ControllerOptions {
 
 /// The controllers `--controllers` can turn off, kube-controller-manager's names first and
 /// their older aliases after. The CRD controller is the API server's own and always runs.
-pub const OPTIONAL: [(&str, &[&str]); 9] = [
+pub const OPTIONAL: [(&str, &[&str]); 11] = [
     (namespace::NAME, &["namespace"]),
     (gc::NAME, &["garbagecollector", "garbage-collector"]),
     (migration::NAME, &["storage-version-migrator"]),
@@ -71,6 +73,14 @@ pub const OPTIONAL: [(&str, &[&str]); 9] = [
     (
         admission_policy_status::NAME,
         &["validatingadmissionpolicy-status"],
+    ),
+    (
+        volume_protection::PVC_NAME,
+        &["pvc-protection", "pvc-protection-controller"],
+    ),
+    (
+        volume_protection::PV_NAME,
+        &["pv-protection", "pv-protection-controller"],
     ),
 ];
 
@@ -154,7 +164,7 @@ const CRD_FIRST_PASS: Duration = Duration::from_secs(10);
 
 /// The post-start hooks the controllers mark; [`start`] registers those of the controllers
 /// it runs.
-pub const HOOKS: [&str; 10] = [
+pub const HOOKS: [&str; 12] = [
     crd::HOOK,
     namespace::HOOK,
     gc::HOOK,
@@ -165,6 +175,8 @@ pub const HOOKS: [&str; 10] = [
     clusterrole_aggregation::HOOK,
     service_account_tokens::HOOK,
     admission_policy_status::HOOK,
+    volume_protection::PVC_HOOK,
+    volume_protection::PV_HOOK,
 ];
 
 /// Starts every controller. Returns once the CRD controller has reconciled the stored
@@ -184,6 +196,8 @@ pub async fn start(
         Arc::new(pod_termination::PodTermination),
         Arc::new(clusterrole_aggregation::ClusterRoleAggregation),
         Arc::new(admission_policy_status::PolicyStatusController),
+        Arc::new(volume_protection::PvcProtection),
+        Arc::new(volume_protection::PvProtection),
     ];
     // Like kube-controller-manager's, the publisher runs only when there is a CA to publish.
     if let Some(ca) = &ctx.root_ca {
@@ -233,6 +247,17 @@ mod tests {
         assert!(s.enabled(namespace::NAME));
         assert!(!s.enabled(gc::NAME));
         assert!(!s.enabled(migration::NAME));
+    }
+
+    #[test]
+    fn the_protection_controllers_are_named_as_kube_controller_manager_and_its_aliases() {
+        let s =
+            ControllerSet::parse(["*", "-pvc-protection-controller", "-pv-protection"]).unwrap();
+        assert!(!s.enabled(volume_protection::PVC_NAME));
+        assert!(!s.enabled(volume_protection::PV_NAME));
+        let s = ControllerSet::parse(["persistentvolumeclaim-protection-controller"]).unwrap();
+        assert!(s.enabled(volume_protection::PVC_NAME));
+        assert!(!s.enabled(volume_protection::PV_NAME));
     }
 
     #[test]

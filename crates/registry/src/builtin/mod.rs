@@ -26,6 +26,7 @@ mod scheduling;
 mod semantic;
 mod service;
 mod spec_diff;
+pub mod storage_protection;
 mod storage;
 mod tables;
 mod volume_status;
