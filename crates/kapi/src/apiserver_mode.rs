@@ -1,8 +1,9 @@
 //! `kapi` run as kube-apiserver is run (envtest's `TEST_ASSET_KUBE_APISERVER`, scripts
 //! written for kube-apiserver): no subcommand, kube-apiserver's flags. The flags kapi
-//! serves with are `kapi serve`'s (same names); any other kube-apiserver flag
-//! (`--allow-privileged`, `--disable-admission-plugins`, `--feature-gates`, …) is accepted
-//! and ignored with a warning, instead of the exit a strict parser would give. `--version`
+//! serves with are `kapi serve`'s (same names; `--disable-admission-plugins` among them,
+//! which turns off StorageObjectInUseProtection and warns about the plugins kapi does not
+//! run); any other kube-apiserver flag (`--allow-privileged`, `--feature-gates`, …) is
+//! accepted and ignored with a warning, instead of the exit a strict parser would give. `--version`
 //! prints `Kubernetes <gitVersion>` as kube-apiserver does.
 
 use crate::serve::ServeArgs;
@@ -170,13 +171,8 @@ mod tests {
             "--client-ca-file=/tmp/envtest/client-cert-auth-ca.crt",
         ]));
         assert!(args.apiserver_mode);
-        assert_eq!(
-            args.ignored_flags,
-            [
-                "--allow-privileged=true",
-                "--disable-admission-plugins=ServiceAccount"
-            ]
-        );
+        assert_eq!(args.ignored_flags, ["--allow-privileged=true"]);
+        assert_eq!(args.disable_admission_plugins, ["ServiceAccount"]);
     }
 
     #[test]

@@ -81,6 +81,11 @@ pub struct ServeArgs {
     /// controller always runs.
     #[arg(long, value_delimiter = ',', default_value = "*")]
     controllers: Vec<String>,
+    /// Admission plugins to turn off, as kube-apiserver's flag (comma-separated). kapi runs
+    /// StorageObjectInUseProtection (on by default); other names are accepted and ignored
+    /// with a warning (envtest turns off ServiceAccount, which kapi has not got).
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) disable_admission_plugins: Vec<String>,
     /// A CIDR notation IPv4 range from which to assign service cluster IPs (the first
     /// address goes to the `kubernetes` Service).
     #[arg(long, default_value = "10.0.0.0/24")]
@@ -228,6 +233,22 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         }
         None => Default::default(),
     };
+    let mut admission_plugins = kapi_server::admission::builtin::BuiltinPlugins::default();
+    for name in admission_plugins.disable(args.disable_admission_plugins.iter().map(String::as_str))
+    {
+        // Worded as the whole flag was before kapi ran a plugin, so one name reads the same.
+        tracing::warn!(
+            flag = %format!("--disable-admission-plugins={name}"),
+            plugin = name,
+            "an admission plugin kapi does not run; ignored"
+        );
+    }
+    if !admission_plugins.storage_object_in_use_protection {
+        tracing::info!(
+            plugin = kapi_registry::builtin::storage_protection::PLUGIN_NAME,
+            "admission plugin disabled"
+        );
+    }
     let opts = ServerOptions {
         bind_address: args.bind_address,
         secure_port: args.secure_port,
@@ -248,6 +269,7 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         },
         serving_files: args.serving_files(),
         client_ca_file: args.client_ca_file.clone(),
+        admission_plugins,
     };
     let shutdown = shutdown_signal()?;
     let selection = ControllerSet::parse(args.controllers.iter().map(String::as_str))?;

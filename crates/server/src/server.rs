@@ -45,6 +45,8 @@ pub struct ServerOptions {
     pub serving_files: Option<(PathBuf, PathBuf)>,
     /// More CAs whose client certificates authenticate (`--client-ca-file`).
     pub client_ca_file: Option<PathBuf>,
+    /// The built-in admission plugins that run (all unless `--disable-admission-plugins`).
+    pub admission_plugins: crate::admission::builtin::BuiltinPlugins,
 }
 
 impl Default for ServerOptions {
@@ -62,6 +64,7 @@ impl Default for ServerOptions {
             service_accounts: Default::default(),
             serving_files: None,
             client_ca_file: None,
+            admission_plugins: Default::default(),
         }
     }
 }
@@ -215,6 +218,7 @@ impl Server {
             shutdown: shutdown_rx,
             authorizer: crate::authz::Authorizer::new(opts.authorization),
             authenticator: auth,
+            admission_plugins: opts.admission_plugins,
         });
         crate::namespace_lifecycle::ensure_system_namespaces(&state).await?;
         state.health.mark_started(SYSTEM_NAMESPACES_HOOK);

@@ -33,4 +33,6 @@ pub struct ApiState {
     pub authorizer: crate::authz::Authorizer,
     /// Who a request is (certificates, token files, ServiceAccount tokens).
     pub authenticator: Arc<crate::authn::Authenticator>,
+    /// The built-in admission plugins that run (`--disable-admission-plugins`).
+    pub admission_plugins: crate::admission::builtin::BuiltinPlugins,
 }

@@ -1,10 +1,12 @@
 //! Admission, plugged into every write the REST store makes for a request, in
-//! kube-apiserver's plugin order: MutatingAdmissionPolicy, MutatingAdmissionWebhook (with
-//! reinvocation), then, after schema validation, ValidatingAdmissionPolicy and
+//! kube-apiserver's plugin order: the built-in mutating plugins kapi runs
+//! (StorageObjectInUseProtection, [`builtin`]), MutatingAdmissionPolicy,
+//! MutatingAdmissionWebhook (with reinvocation), then, after schema validation, ValidatingAdmissionPolicy and
 //! ValidatingAdmissionWebhook. What the plugins warn is collected per request and sent as
 //! `Warning` headers.
 
 pub mod answer;
+pub mod builtin;
 pub mod matching;
 pub mod metrics;
 pub mod mutating_policy;
@@ -113,6 +115,19 @@ impl RequestAdmission {
         r: &AdmissionRequest<'_>,
         obj: &mut Value,
     ) -> kapi_registry::Result<()> {
+        // Built-in mutating plugins first: kube-apiserver orders StorageObjectInUseProtection
+        // before MutatingAdmissionPolicy and MutatingAdmissionWebhook, so policies and
+        // webhooks see a new claim's finalizer, and all of them run before the store's
+        // create strategy (a claim set Pending, `volume_status.rs`), as upstream's handler
+        // admits before `registry.Store.Create` calls `PrepareForCreate`. Being a plugin of
+        // the chain (not of the strategy) also lets `--disable-admission-plugins` turn it off.
+        if self
+            .state
+            .admission_plugins
+            .storage_object_in_use_protection
+        {
+            kapi_registry::builtin::storage_protection::admit(r, obj);
+        }
         let policies = self.mutating_policies();
         let webhooks = self.webhooks();
         let policy_pass = policies.mutate(r, obj, None).await?;
