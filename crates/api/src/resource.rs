@@ -47,6 +47,16 @@ impl Quantity {
         &self.0
     }
 
+    /// The quantity rounded up to milli-units (Go's `RoundUp(-3)`, as core/v1's
+    /// `SetDefaults_ResourceList` applies it): `1n` is `1m`, `1500u` is `2m`, negative amounts
+    /// round away from zero; the format (SI, binary SI, exponent) is kept.
+    pub fn round_up_to_milli(&self) -> Quantity {
+        match parse_number(&self.0) {
+            Ok(p) if p.exponent < -3 => Quantity(format_canonical(round_up_to(p, -3))),
+            _ => self.clone(),
+        }
+    }
+
     /// Compares the amounts (Go's `Quantity.Cmp`): `1Gi` equals `1073741824`, `500m` is
     /// less than `1`.
     pub fn cmp_amount(&self, other: &Quantity) -> std::cmp::Ordering {
@@ -250,13 +260,18 @@ fn apply_suffix(
 }
 
 /// Go keeps nano precision at most and rounds away from zero beyond it.
-fn round_up_to_nano(mut p: Parsed) -> Parsed {
-    // An i128 has at most 39 digits: far below nano, any non-zero value rounds to ±1n.
-    if p.exponent < -9 - 40 {
+fn round_up_to_nano(p: Parsed) -> Parsed {
+    round_up_to(p, -9)
+}
+
+/// `p` with no digit below `10^scale`, rounded away from zero (Go's `AsScale`).
+fn round_up_to(mut p: Parsed, scale: i32) -> Parsed {
+    // An i128 has at most 39 digits: far below the scale, any non-zero value rounds to ±1.
+    if p.exponent < scale - 40 {
         p.mantissa = p.mantissa.signum();
-        p.exponent = -9;
+        p.exponent = scale;
     }
-    while p.exponent < -9 {
+    while p.exponent < scale {
         let rem = p.mantissa % 10;
         p.mantissa /= 10;
         p.mantissa += rem.signum();
@@ -349,6 +364,24 @@ mod tests {
 
     fn canon(s: &str) -> String {
         Quantity::parse(s).unwrap().to_string()
+    }
+
+    fn milli(s: &str) -> String {
+        Quantity::parse(s).unwrap().round_up_to_milli().to_string()
+    }
+
+    /// `RoundUp(-3)`: below milli rounds away from zero, milli and above stay.
+    #[test]
+    fn round_up_to_milli_rounds_sub_milli_precision_away_from_zero() {
+        assert_eq!(milli("1n"), "1m");
+        assert_eq!(milli("100n"), "1m");
+        assert_eq!(milli("1500u"), "2m");
+        assert_eq!(milli("1.0001"), "1001m");
+        assert_eq!(milli("-1500u"), "-2m");
+        assert_eq!(milli("1e-9"), "1e-3");
+        assert_eq!(milli("250m"), "250m");
+        assert_eq!(milli("1Gi"), "1Gi");
+        assert_eq!(milli("0"), "0");
     }
 
     #[test]

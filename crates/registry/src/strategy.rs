@@ -458,6 +458,19 @@ pub fn qualified_name_problems(key: &str) -> Vec<String> {
     out
 }
 
+/// Problems of a label value (`validation.IsValidLabelValue`): at most 63 characters,
+/// empty or alphanumeric at both ends with `-`, `_` and `.` between.
+pub fn label_value_problems(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if value.len() > 63 {
+        out.push("must be no more than 63 characters".to_owned());
+    }
+    if !value.is_empty() && !is_qualified_part(value) {
+        out.push(LABEL_VALUE_MSG.to_owned());
+    }
+    out
+}
+
 fn invalid(field: &str, value: &str, problem: String) -> StatusCause {
     StatusCause {
         reason: "FieldValueInvalid".into(),
@@ -476,15 +489,8 @@ pub fn validate_labels_and_annotations(obj: &Value) -> Vec<StatusCause> {
         for p in qualified_name_problems(k) {
             causes.push(invalid("metadata.labels", k, p));
         }
-        if v.len() > 63 {
-            causes.push(invalid(
-                "metadata.labels",
-                v,
-                "must be no more than 63 characters".into(),
-            ));
-        }
-        if !v.is_empty() && !is_qualified_part(v) {
-            causes.push(invalid("metadata.labels", v, LABEL_VALUE_MSG.into()));
+        for p in label_value_problems(v) {
+            causes.push(invalid("metadata.labels", v, p));
         }
     }
     let annotations = meta::meta(obj)

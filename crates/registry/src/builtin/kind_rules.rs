@@ -1,8 +1,9 @@
 //! The validation rules of built-in kinds that have no strategy of their own (RBAC,
-//! storage, networking, scheduling), laid over whatever strategy the kind has: a
+//! storage, networking, scheduling, the tolerations of PodTemplates and CronJobs), laid
+//! over whatever strategy the kind has: a
 //! [`RuledStrategy`] is its inner strategy plus [`KindRules`]' create and update checks.
 
-use super::{networking, rbac, scheduling, storage};
+use super::{networking, rbac, scheduling, storage, tolerations};
 use crate::allocator::Allocator;
 use crate::error::StatusCause;
 use crate::strategy::{CreateStrategy, DeleteStrategy, NameRule, Strategy, UpdateStrategy};
@@ -40,6 +41,10 @@ pub enum KindRules {
     IngressClass,
     /// EndpointSlice: a fixed address type.
     EndpointSlice,
+    /// PodTemplate: its template's tolerations.
+    PodTemplate,
+    /// CronJob: its job template's pod tolerations.
+    CronJob,
 }
 
 impl KindRules {
@@ -62,6 +67,8 @@ impl KindRules {
             ("networking.k8s.io", "ingresses") => KindRules::Ingress,
             ("networking.k8s.io", "ingressclasses") => KindRules::IngressClass,
             ("discovery.k8s.io", "endpointslices") => KindRules::EndpointSlice,
+            ("", "podtemplates") => KindRules::PodTemplate,
+            ("batch", "cronjobs") => KindRules::CronJob,
             _ => return None,
         })
     }
@@ -72,6 +79,15 @@ impl KindRules {
             KindRules::Role => rbac::validate_policy_rules(obj, true),
             KindRules::ClusterRole => rbac::validate_policy_rules(obj, false),
             KindRules::Ingress => networking::validate_ingress(obj),
+            KindRules::PodTemplate => {
+                let spec = crate::meta::nested(obj, &["template", "spec"]);
+                tolerations::pod_spec_tolerations(spec, "template.spec")
+            }
+            KindRules::CronJob => {
+                const SPEC: [&str; 5] = ["spec", "jobTemplate", "spec", "template", "spec"];
+                let spec = crate::meta::nested(obj, &SPEC);
+                tolerations::pod_spec_tolerations(spec, "spec.jobTemplate.spec.template.spec")
+            }
             _ => Vec::new(),
         }
     }
@@ -79,7 +95,11 @@ impl KindRules {
     /// What an update of the main resource may not change.
     pub fn validate_update(self, new: &Value, old: &Value) -> Vec<StatusCause> {
         match self {
-            KindRules::Role | KindRules::ClusterRole | KindRules::Ingress => Vec::new(),
+            KindRules::Role
+            | KindRules::ClusterRole
+            | KindRules::Ingress
+            | KindRules::PodTemplate
+            | KindRules::CronJob => Vec::new(),
             KindRules::RoleBinding => rbac::validate_role_ref_update(new, old)
                 .into_iter()
                 .collect(),

@@ -29,6 +29,7 @@ mod spec_diff;
 pub mod storage_protection;
 mod storage;
 mod tables;
+mod tolerations;
 mod volume_status;
 mod workload;
 

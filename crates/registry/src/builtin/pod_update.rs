@@ -6,6 +6,7 @@
 use super::internal_json;
 use super::semantic::{get, is_empty, semantic_eq, set};
 use super::spec_diff::json_diff;
+use super::tolerations::validate_tolerations;
 use crate::error::StatusCause;
 use crate::field;
 use serde_json::{Value, json};
@@ -178,16 +179,18 @@ fn toleration_key(t: &Value) -> String {
 }
 
 /// `validateOnlyAddedTolerations`: every old toleration is still there, only its
-/// `tolerationSeconds` may differ (reported once). Linear in both lists: a set of the new
-/// ones' keys.
+/// `tolerationSeconds` may differ (reported once); if so, the new list is checked again
+/// (`ValidateTolerations`, so a bad toleration's causes appear twice on an update, as
+/// upstream's do). Linear in both lists: a set of the new ones' keys.
 fn only_added_tolerations(spec: &Value, old: &Value, causes: &mut Vec<StatusCause>) {
     let (new_t, old_t) = (items(spec, "tolerations"), items(old, "tolerations"));
-    if new_t == old_t {
-        return;
-    }
-    let present: std::collections::HashSet<String> = new_t.iter().map(toleration_key).collect();
-    let kept = old_t.iter().all(|o| present.contains(&toleration_key(o)));
-    if !kept {
+    let kept = new_t == old_t || {
+        let present: std::collections::HashSet<String> = new_t.iter().map(toleration_key).collect();
+        old_t.iter().all(|o| present.contains(&toleration_key(o)))
+    };
+    if kept {
+        causes.extend(validate_tolerations(new_t, "spec.tolerations"));
+    } else {
         causes.push(field::forbidden(
             "spec.tolerations",
             "existing toleration can not be modified except its tolerationSeconds",

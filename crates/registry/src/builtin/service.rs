@@ -166,7 +166,7 @@ fn wants_node_ports(svc: &Value) -> bool {
 
 /// An IANA service name (`validation.IsValidPortName`): 1–15 lower-case letters, digits and
 /// dashes, a letter among them, no dash at either end or twice in a row.
-fn port_name_problems(name: &str) -> Vec<&'static str> {
+pub(super) fn port_name_problems(name: &str) -> Vec<&'static str> {
     let mut out = Vec::new();
     if name.len() > 15 {
         out.push("must be no more than 15 characters");

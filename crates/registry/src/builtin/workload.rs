@@ -5,6 +5,7 @@
 //! `job_update`, `apps_update`).
 
 use super::pod_subresources::{self, POD_SUBRESOURCES};
+use super::tolerations::pod_spec_tolerations;
 use super::{apps_update, job_update, pod_update};
 use crate::crd::scale::ScaleSpec;
 use crate::error::StatusCause;
@@ -342,13 +343,20 @@ impl CreateStrategy for WorkloadStrategy {
                 if let Some(spec) = obj.get("spec") {
                     validate_pod_only(spec, &mut causes);
                 }
+                causes.extend(pod_spec_tolerations(obj.get("spec"), "spec"));
             }
-            Workload::Job => validate_pod_spec(template, "spec.template.spec", &mut causes),
+            Workload::Job => {
+                validate_pod_spec(template, "spec.template.spec", &mut causes);
+                causes.extend(pod_spec_tolerations(template, "spec.template.spec"));
+            }
             Workload::Controller { .. } | Workload::StatefulSet => {
                 validate_selector(obj, &mut causes);
                 validate_pod_spec(template, "spec.template.spec", &mut causes);
+                causes.extend(pod_spec_tolerations(template, "spec.template.spec"));
             }
-            Workload::ReplicationController => {}
+            Workload::ReplicationController => {
+                causes.extend(pod_spec_tolerations(template, "spec.template.spec"));
+            }
         }
         causes
     }

@@ -4,6 +4,23 @@
 
 use super::types::*;
 use crate::intstr::IntOrString;
+use crate::resource::Quantity;
+use std::collections::BTreeMap;
+
+/// `SetDefaults_ResourceList`: every quantity rounded up to milli-units (`1n` → `1m`), as
+/// the generated defaulters apply it to each ResourceList of core/v1 (container resources,
+/// overhead, statuses, claims, volumes, nodes, limit ranges and quotas).
+pub fn set_defaults_resource_list(list: &mut BTreeMap<String, Quantity>) {
+    for q in list.values_mut() {
+        *q = q.round_up_to_milli();
+    }
+}
+
+/// A ResourceRequirements' limits and requests.
+fn default_requirements(r: &mut ResourceRequirements) {
+    set_defaults_resource_list(&mut r.limits);
+    set_defaults_resource_list(&mut r.requests);
+}
 
 /// `Always` for an image without a tag or with `:latest`, else `IfNotPresent`
 /// (a digest counts as a tag).
@@ -75,6 +92,7 @@ pub fn set_defaults_container(c: &mut Container) {
         }
     }
     default_env(&mut c.env);
+    default_requirements(&mut c.resources);
     default_probe(&mut c.liveness_probe);
     default_probe(&mut c.readiness_probe);
     default_probe(&mut c.startup_probe);
@@ -212,9 +230,14 @@ pub fn set_defaults_pod_spec(s: &mut PodSpec) {
             c.image_pull_policy = image_pull_policy(&c.image).into();
         }
         default_env(&mut c.env);
+        default_requirements(&mut c.resources);
     }
     for v in &mut s.volumes {
         set_defaults_volume(v);
+    }
+    set_defaults_resource_list(&mut s.overhead);
+    if let Some(r) = &mut s.resources {
+        default_requirements(r);
     }
 }
 
@@ -237,6 +260,27 @@ pub fn set_defaults_pod(p: &mut Pod) {
     {
         for (name, q) in c.resources.limits.clone() {
             c.resources.requests.entry(name).or_insert(q);
+        }
+    }
+    let status = &mut p.status;
+    set_defaults_resource_list(&mut status.allocated_resources);
+    if let Some(r) = &mut status.resources {
+        default_requirements(r);
+    }
+    for c in status
+        .container_statuses
+        .iter_mut()
+        .chain(&mut status.init_container_statuses)
+        .chain(&mut status.ephemeral_container_statuses)
+    {
+        set_defaults_resource_list(&mut c.allocated_resources);
+        if let Some(r) = &mut c.resources {
+            default_requirements(r);
+        }
+    }
+    for claim in &mut status.node_allocatable_resource_claim_statuses {
+        if let Some(r) = &mut claim.resources {
+            set_defaults_resource_list(r);
         }
     }
 }
@@ -324,6 +368,15 @@ pub fn set_defaults_endpoints(e: &mut Endpoints) {
 /// its default request its default limit, else its min.
 pub fn set_defaults_limit_range(r: &mut LimitRange) {
     for item in r.spec.limits.iter_mut().flatten() {
+        for list in [
+            &mut item.max,
+            &mut item.min,
+            &mut item.default,
+            &mut item.default_request,
+            &mut item.max_limit_request_ratio,
+        ] {
+            set_defaults_resource_list(list);
+        }
         if item.r#type != "Container" {
             continue;
         }
@@ -340,11 +393,21 @@ pub fn set_defaults_limit_range(r: &mut LimitRange) {
     }
 }
 
-/// `SetDefaults_NodeStatus`: allocatable is the capacity when not given.
+/// `SetDefaults_NodeStatus`: allocatable is the capacity when not given; both rounded
+/// up to milli-units.
 pub fn set_defaults_node(n: &mut Node) {
     if n.status.allocatable.is_empty() {
         n.status.allocatable = n.status.capacity.clone();
     }
+    set_defaults_resource_list(&mut n.status.capacity);
+    set_defaults_resource_list(&mut n.status.allocatable);
+}
+
+/// A ResourceQuota's hard limits and its status, rounded up to milli-units.
+pub fn set_defaults_resource_quota(q: &mut ResourceQuota) {
+    set_defaults_resource_list(&mut q.spec.hard);
+    set_defaults_resource_list(&mut q.status.hard);
+    set_defaults_resource_list(&mut q.status.used);
 }
 
 #[cfg(test)]
@@ -358,5 +421,49 @@ mod tests {
         assert_eq!(image_pull_policy("busybox:1.36"), "IfNotPresent");
         assert_eq!(image_pull_policy("localhost:5000/app"), "Always");
         assert_eq!(image_pull_policy("app@sha256:abc"), "IfNotPresent");
+    }
+
+    /// `SetDefaults_ResourceList` over a Pod: container limits and requests (the copied
+    /// requests too), pod overhead and container statuses are rounded up to milli-units.
+    #[test]
+    fn a_pods_resource_lists_are_rounded_up_to_milli_units() {
+        let mut pod: Pod = serde_json::from_value(serde_json::json!({
+            "spec": {"containers": [{"name": "app", "image": "nginx",
+                "resources": {"limits": {"cpu": "100n", "memory": "1Gi"}, "requests": {"cpu": "1500u"}}}],
+                "overhead": {"cpu": "1u"}},
+            "status": {"containerStatuses": [{"name": "app", "allocatedResources": {"cpu": "0.0001"}}]}
+        }))
+        .unwrap();
+        set_defaults_pod(&mut pod);
+        let c = &pod.spec.containers.as_ref().unwrap()[0];
+        let text = |l: &BTreeMap<String, Quantity>, k: &str| l[k].as_str().to_owned();
+        assert_eq!(text(&c.resources.limits, "cpu"), "1m");
+        assert_eq!(text(&c.resources.limits, "memory"), "1Gi");
+        assert_eq!(text(&c.resources.requests, "cpu"), "2m");
+        assert_eq!(text(&c.resources.requests, "memory"), "1Gi");
+        assert_eq!(text(&pod.spec.overhead, "cpu"), "1m");
+        let status = &pod.status.container_statuses[0];
+        assert_eq!(text(&status.allocated_resources, "cpu"), "1m");
+    }
+
+    /// The same rounding of a LimitRange's items, a ResourceQuota and a Node.
+    #[test]
+    fn limit_ranges_quotas_and_nodes_are_rounded_up_to_milli_units() {
+        let mut lr: LimitRange = serde_json::from_value(serde_json::json!({"spec": {"limits": [
+            {"type": "Pod", "max": {"cpu": "1n"}}]}}))
+        .unwrap();
+        set_defaults_limit_range(&mut lr);
+        assert_eq!(lr.spec.limits.unwrap()[0].max["cpu"].as_str(), "1m");
+        let mut q: ResourceQuota = serde_json::from_value(serde_json::json!({
+            "spec": {"hard": {"cpu": "10u"}}, "status": {"used": {"cpu": "-10u"}}}))
+        .unwrap();
+        set_defaults_resource_quota(&mut q);
+        assert_eq!(q.spec.hard["cpu"].as_str(), "1m");
+        assert_eq!(q.status.used["cpu"].as_str(), "-1m");
+        let mut n: Node =
+            serde_json::from_value(serde_json::json!({"status": {"capacity": {"cpu": "1500u"}}}))
+                .unwrap();
+        set_defaults_node(&mut n);
+        assert_eq!(n.status.allocatable["cpu"].as_str(), "2m");
     }
 }

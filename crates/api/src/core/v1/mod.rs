@@ -9,7 +9,8 @@ mod volume_defaults;
 pub use defaults::{
     set_defaults_container, set_defaults_endpoints, set_defaults_limit_range, set_defaults_node,
     set_defaults_pod, set_defaults_pod_spec, set_defaults_pod_template_spec,
-    set_defaults_replication_controller, set_defaults_service,
+    set_defaults_replication_controller, set_defaults_resource_list, set_defaults_resource_quota,
+    set_defaults_service,
 };
 pub use register::{
     GROUP_VERSION, LABEL_METADATA_NAME, NAMESPACE_ACTIVE, SECRET_TYPE_OPAQUE, add_to_scheme,

@@ -118,6 +118,12 @@ pub fn add_to_scheme(scheme: &mut Scheme) -> Result<()> {
     scheme.add_type_defaulting_func::<super::NodeList>(|l| {
         l.items.iter_mut().for_each(super::set_defaults_node)
     });
+    scheme.add_type_defaulting_func::<super::ResourceQuota>(super::set_defaults_resource_quota);
+    scheme.add_type_defaulting_func::<super::ResourceQuotaList>(|l| {
+        l.items
+            .iter_mut()
+            .for_each(super::set_defaults_resource_quota)
+    });
     scheme.add_type_defaulting_func::<SecretList>(|l| {
         l.items.iter_mut().for_each(set_defaults_secret)
     });

@@ -87,8 +87,11 @@ pub fn set_defaults_persistent_volume_source(s: &mut PersistentVolumeSpec) {
 
 /// `SetDefaults_PersistentVolumeClaimSpec`: `volumeMode: Filesystem` (claims, claim
 /// templates of StatefulSets and ephemeral volumes).
+/// Its resources are rounded up to milli-units (`SetDefaults_ResourceList`).
 pub fn set_defaults_pvc_spec(s: &mut PersistentVolumeClaimSpec) {
     s.volume_mode.get_or_insert_with(|| "Filesystem".into());
+    super::set_defaults_resource_list(&mut s.resources.limits);
+    super::set_defaults_resource_list(&mut s.resources.requests);
 }
 
 /// `SetDefaults_PersistentVolumeClaim` with its spec: phase Pending, `volumeMode: Filesystem`.
@@ -97,6 +100,8 @@ pub fn set_defaults_pvc(c: &mut PersistentVolumeClaim) {
         c.status.phase = "Pending".into();
     }
     set_defaults_pvc_spec(&mut c.spec);
+    super::set_defaults_resource_list(&mut c.status.capacity);
+    super::set_defaults_resource_list(&mut c.status.allocated_resources);
 }
 
 /// `SetDefaults_PersistentVolume` with its source: phase Pending, reclaim policy Retain,
@@ -112,6 +117,7 @@ pub fn set_defaults_pv(v: &mut PersistentVolume) {
         .volume_mode
         .get_or_insert_with(|| "Filesystem".into());
     set_defaults_persistent_volume_source(&mut v.spec);
+    super::set_defaults_resource_list(&mut v.spec.capacity);
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! resource.k8s.io/v1 defaults, as pkg/apis/resource/v1/defaults.go and its generated
 //! defaulter set them: a claim's requests allocate exactly one device unless they say;
-//! tolerations match with Equal; a slice's device taints carry the time they were added.
+//! tolerations match with Equal; a slice's device taints carry the time they were added and
+//! its node allocatable resource mappings a multiplier of 1.
 
 use super::types::*;
 
@@ -52,10 +53,19 @@ pub fn set_defaults_resource_claim_template(t: &mut ResourceClaimTemplate) {
     default_claim_spec(&mut t.spec.spec);
 }
 
-/// `SetDefaults_DeviceTaint` of each device of a ResourceSlice: added now (whole seconds).
+/// Each device of a ResourceSlice: `SetDefaults_DeviceTaint` (added now, whole seconds)
+/// and `SetDefaults_Device` (1.36: a node allocatable resource mapping multiplies by 1
+/// unless it says otherwise).
 pub fn set_defaults_resource_slice(s: &mut ResourceSlice) {
-    for taint in s.spec.devices.iter_mut().flat_map(|d| &mut d.taints) {
-        taint.time_added.get_or_insert_with(crate::meta::Time::now);
+    for device in &mut s.spec.devices {
+        for taint in &mut device.taints {
+            taint.time_added.get_or_insert_with(crate::meta::Time::now);
+        }
+        for mapping in device.node_allocatable_resource_mappings.values_mut() {
+            mapping
+                .allocation_multiplier
+                .get_or_insert_with(|| crate::resource::Quantity::parse("1").unwrap_or_default());
+        }
     }
 }
 
@@ -116,5 +126,28 @@ mod tests {
         .unwrap();
         set_defaults_resource_slice(&mut s);
         assert!(s.spec.devices[0].taints[0].time_added.is_some());
+    }
+
+    /// SetDefaults_Device (1.36): a mapping without a multiplier multiplies by 1; a given
+    /// multiplier stays.
+    #[test]
+    fn a_node_allocatable_resource_mapping_multiplies_by_one_by_default() {
+        let mut s: ResourceSlice = serde_json::from_value(json!({"spec": {
+            "driver": "d", "pool": {"name": "p", "resourceSliceCount": 1},
+            "devices": [{"name": "d0", "nodeAllocatableResourceMappings": {
+                "cpu": {"capacityKey": "dra.example.com/cores"},
+                "memory": {"allocationMultiplier": "2Gi"}
+            }}]
+        }}))
+        .unwrap();
+        set_defaults_resource_slice(&mut s);
+        let m = &s.spec.devices[0].node_allocatable_resource_mappings;
+        let multiplier = |k: &str| {
+            m[k].allocation_multiplier
+                .as_ref()
+                .map(|q| q.as_str().to_owned())
+        };
+        assert_eq!(multiplier("cpu").as_deref(), Some("1"));
+        assert_eq!(multiplier("memory").as_deref(), Some("2Gi"));
     }
 }
