@@ -76,8 +76,9 @@ pub struct ServeArgs {
     /// garbage-collector-controller, storage-version-migrator-controller,
     /// serviceaccount-controller, root-ca-certificate-publisher-controller,
     /// pod-termination-controller, clusterrole-aggregation-controller,
-    /// serviceaccount-token-controller, validatingadmissionpolicy-status-controller), 'foo'
-    /// runs foo, '-foo' does not. The CRD
+    /// serviceaccount-token-controller, validatingadmissionpolicy-status-controller,
+    /// persistentvolumeclaim-protection-controller, persistentvolume-protection-controller),
+    /// 'foo' runs foo, '-foo' does not. The CRD
     /// controller always runs.
     #[arg(long, value_delimiter = ',', default_value = "*")]
     controllers: Vec<String>,

@@ -400,8 +400,17 @@ async fn deleting_a_service_a_claim_or_a_storage_class_answers_the_deleted_objec
         assert_eq!(status, 200, "{deleted}");
         assert_eq!(deleted["kind"], kind, "{deleted}");
         assert_eq!(deleted["metadata"]["name"], name);
-        let (gone, _) = send_json(&kapi.client().await, "GET", &path, &Value::Null).await;
-        assert_eq!(gone, 404, "{path}");
+        // A claim is held by StorageObjectInUseProtection's finalizer until its protection
+        // controller sees no Pod uses it (milliseconds), as on a cluster.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let (gone, _) = send_json(&kapi.client().await, "GET", &path, &Value::Null).await;
+            if gone == 404 {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "{path}: {gone}");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
     }
     let (_, deleted) = delete(&kapi, &format!("{NS}/services/web")).await;
     assert_eq!(deleted["reason"], "NotFound");
