@@ -2,8 +2,8 @@
 //! and flow-control kinds (pkg/apis/<group>/v1/defaults.go), the phases volumes and claims
 //! start with (their registry strategies), and what a DELETE answers: the deleted object for
 //! the resources whose store sets `ReturnDeletedObject` (Services, claims, volumes, storage
-//! classes, Pods, …), a Status for the others (issue 13). Over HTTPS with raw JSON and with
-//! kubectl.
+//! classes, Pods, …), a Status for the others, and core/v1's quantities rounded up to
+//! milli-units (issue 13). Over HTTPS with raw JSON and with kubectl.
 
 mod e2e_support;
 
@@ -504,4 +504,31 @@ async fn kubectl_deletes_a_service_and_a_storage_class() {
         ],
         "{out}"
     );
+}
+
+/// core/v1's `SetDefaults_ResourceList`: a Pod's container limits and requests (the ones
+/// copied from limits too) and a claim's request read back rounded up to milli-units.
+#[tokio::test]
+async fn resource_quantities_are_rounded_up_to_milli_units() {
+    let kapi = Kapi::start().await;
+    let pod = create(
+        &kapi,
+        &format!("{NS}/pods"),
+        json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "app", "image": "nginx",
+            "resources": {"limits": {"cpu": "100n", "memory": "1Gi"}, "requests": {"memory": "1500u"}}}]}}),
+    )
+    .await;
+    let resources = &pod["spec"]["containers"][0]["resources"];
+    assert_eq!(resources["limits"], json!({"cpu": "1m", "memory": "1Gi"}));
+    assert_eq!(resources["requests"], json!({"cpu": "1m", "memory": "2m"}));
+    let read = get(&kapi, &format!("{NS}/pods/p")).await;
+    assert_eq!(read["spec"]["containers"][0]["resources"], *resources);
+    let claim = create(
+        &kapi,
+        &format!("{NS}/persistentvolumeclaims"),
+        json!({"metadata": {"name": "c"}, "spec": {"accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "0.0000001"}}}}),
+    )
+    .await;
+    assert_eq!(claim["spec"]["resources"]["requests"]["storage"], "1m");
 }

@@ -1,8 +1,8 @@
 //! Updates kube-apiserver 1.36 refuses, refused the same way over real HTTPS (issue 13):
 //! a Pod's spec beyond images, deadlines, tolerations and gates; a StatefulSet's spec
 //! beyond its mutable fields; a Job's template unless suspended; a claim's spec; a
-//! binding's roleRef; a storage class's provisioner; and the create rules of Roles and
-//! Ingresses. Each refusal is a 422 with upstream's causes and message, and leaves the
+//! binding's roleRef; a storage class's provisioner; and the create rules of Roles,
+//! Ingresses (paths, backends, hosts) and tolerations. Each refusal is a 422 with upstream's causes and message, and leaves the
 //! stored object as it was.
 
 mod e2e_support;
@@ -519,5 +519,141 @@ async fn a_pod_without_an_image_or_with_a_negative_deadline_is_refused_on_create
     assert_eq!(cause(&status, 0).1, "spec.containers[0].image");
     assert_eq!(cause(&status, 1).1, "spec.activeDeadlineSeconds");
     let (s, _) = send(&kapi, "GET", &format!("{PODS}/p"), JSON, &Value::Null).await;
+    assert_eq!(s, 404);
+}
+
+/// `ValidateTolerations` on create: a bad toleration of a Pod or of a Deployment's
+/// template is a 422 with upstream's causes, and nothing is stored.
+#[tokio::test]
+async fn a_bad_toleration_is_refused_on_create_and_nothing_is_stored() {
+    let kapi = Kapi::start().await;
+    let body = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "app", "image": "nginx"}], "tolerations": [
+            {"key": "k", "operator": "Exists", "value": "v"},
+            {"operator": "Equal", "effect": "NoSchedule", "tolerationSeconds": 5}]}});
+    let (s, status) = send(&kapi, "POST", PODS, JSON, &body).await;
+    assert_eq!(s, 422, "{status}");
+    assert_eq!(
+        cause(&status, 0),
+        (
+            "FieldValueInvalid",
+            "spec.tolerations[0].operator",
+            "Invalid value: \"v\": value must be empty when `operator` is 'Exists'"
+        )
+    );
+    assert_eq!(
+        cause(&status, 1),
+        (
+            "FieldValueInvalid",
+            "spec.tolerations[1].operator",
+            "Invalid value: \"Equal\": operator must be Exists when `key` is empty, which means \"match all values and all keys\""
+        )
+    );
+    assert_eq!(
+        cause(&status, 2),
+        (
+            "FieldValueInvalid",
+            "spec.tolerations[1].effect",
+            "Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set"
+        )
+    );
+    assert_eq!(
+        status["details"]["causes"].as_array().map(Vec::len),
+        Some(3)
+    );
+    let (s, _) = send(&kapi, "GET", &format!("{PODS}/p"), JSON, &Value::Null).await;
+    assert_eq!(s, 404);
+
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "app", "image": "nginx"}],
+                "tolerations": [{"key": "k", "operator": "Gt", "value": "5"}]}}}});
+    let deployments = "/apis/apps/v1/namespaces/default/deployments";
+    let (s, status) = send(&kapi, "POST", deployments, JSON, &deployment).await;
+    assert_eq!(s, 422, "{status}");
+    assert_eq!(
+        status["message"],
+        "Deployment.apps \"web\" is invalid: spec.template.spec.tolerations[0].operator: Unsupported value: \"Gt\": supported values: \"Equal\", \"Exists\""
+    );
+    let (s, _) = send(
+        &kapi,
+        "GET",
+        &format!("{deployments}/web"),
+        JSON,
+        &Value::Null,
+    )
+    .await;
+    assert_eq!(s, 404);
+}
+
+/// On a Pod's update a bad added toleration is reported twice, as `ValidatePodUpdate`
+/// (the new spec's validation, then `validateOnlyAddedTolerations`) does; the Status
+/// message names it once.
+#[tokio::test]
+async fn a_bad_added_toleration_is_refused_on_update() {
+    let kapi = Kapi::start().await;
+    let t = json!({"key": "k", "operator": "Exists", "effect": "NoSchedule"});
+    let path = pod(&kapi, "p", json!({"tolerations": [t]})).await;
+    let bad = json!({"key": "k2", "operator": "Exists", "effect": "Sometimes"});
+    let status = refused_patch(&kapi, &path, json!({"spec": {"tolerations": [t, bad]}})).await;
+    let expected = (
+        "FieldValueNotSupported",
+        "spec.tolerations[1].effect",
+        "Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
+    );
+    assert_eq!(cause(&status, 0), expected);
+    assert_eq!(cause(&status, 1), expected);
+    assert_eq!(
+        status["message"],
+        format!("Pod \"p\" is invalid: {}: {}", expected.1, expected.2)
+    );
+}
+
+/// `validateIngressBackend` and the rules' hosts: a backend without a port, a resource
+/// and a service together, an IP address as a host — a 422, nothing stored.
+#[tokio::test]
+async fn a_bad_ingress_backend_or_host_is_refused() {
+    let kapi = Kapi::start().await;
+    let ingresses = "/apis/networking.k8s.io/v1/namespaces/default/ingresses";
+    let ingress = json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "web"},
+        "spec": {"defaultBackend": {"service": {"name": "web"}},
+            "rules": [{"host": "10.0.0.1", "http": {"paths": [{"path": "/", "pathType": "Prefix",
+                "backend": {"service": {"name": "web", "port": {"number": 80}},
+                    "resource": {"kind": "Bucket", "name": "b"}}}]}}]}});
+    let (s, status) = send(&kapi, "POST", ingresses, JSON, &ingress).await;
+    assert_eq!(s, 422, "{status}");
+    assert_eq!(
+        cause(&status, 0),
+        (
+            "FieldValueRequired",
+            "spec.defaultBackend",
+            "Required value: port name or number is required"
+        )
+    );
+    assert_eq!(
+        cause(&status, 1),
+        (
+            "FieldValueInvalid",
+            "spec.rules[0].host",
+            "Invalid value: \"10.0.0.1\": must be a DNS name, not an IP address"
+        )
+    );
+    assert_eq!(
+        cause(&status, 2),
+        (
+            "FieldValueInvalid",
+            "spec.rules[0].http.paths[0].backend",
+            "Invalid value: \"\": cannot set both resource and service backends"
+        )
+    );
+    let (s, _) = send(
+        &kapi,
+        "GET",
+        &format!("{ingresses}/web"),
+        JSON,
+        &Value::Null,
+    )
+    .await;
     assert_eq!(s, 404);
 }
