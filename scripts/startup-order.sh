@@ -42,4 +42,7 @@ wait "$pid" || true
 grep -E '^c?fn=\([0-9]+\) ' "$dir/callgrind.out" |
   sed -E 's/^c?fn=\([0-9]+\) //; s/'"'"'[0-9]+$//' |
   grep -vE '^0x|[[:space:]]' | sort -u >"$OUT"
+# Mangled names carry hashes that depend on the compiler: build.rs warns when another
+# rustc builds with this order.
+rustc -V >"${OUT%.txt}.rustc"
 echo "$(wc -l <"$OUT") functions written to $OUT"

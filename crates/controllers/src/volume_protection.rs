@@ -296,12 +296,20 @@ impl PvcProtection {
             .await?;
         let name = meta::name(claim);
         let owner = controller_uid(claim);
-        Ok(listed
-            .kvs
-            .iter()
-            .filter_map(|kv| PodClaims::parse(&kv.value))
-            .find(|pod| pod.uses(name, owner))
-            .map(|pod| pod.metadata.name))
+        for kv in &listed.kvs {
+            match PodClaims::parse(&kv.value) {
+                Some(pod) if pod.uses(name, owner) => return Ok(Some(pod.metadata.name)),
+                Some(_) => {}
+                // A Pod this controller cannot read might use the claim: keep the finalizer
+                // (fail closed) rather than let the claim go while in use.
+                None => {
+                    let key = String::from_utf8_lossy(&kv.key).into_owned();
+                    tracing::warn!(%key, "unreadable Pod counted as using the claim");
+                    return Ok(Some(key.rsplit('/').next().unwrap_or_default().to_owned()));
+                }
+            }
+        }
+        Ok(None)
     }
 }
 
