@@ -15,7 +15,10 @@ use std::path::Path;
 
 /// Why the link may not be rust-lld's: a linker or flavour chosen by environment or flags.
 fn other_linker() -> Option<String> {
-    for var in ["RUSTC_LINKER", "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER"] {
+    for var in [
+        "RUSTC_LINKER",
+        "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER",
+    ] {
         println!("cargo:rerun-if-env-changed={var}");
         if std::env::var_os(var).is_some() {
             return Some(format!("{var} is set"));
