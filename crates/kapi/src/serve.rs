@@ -83,8 +83,9 @@ pub struct ServeArgs {
     #[arg(long, value_delimiter = ',', default_value = "*")]
     controllers: Vec<String>,
     /// Admission plugins to turn off, as kube-apiserver's flag (comma-separated). kapi runs
-    /// StorageObjectInUseProtection (on by default); other names are accepted and ignored
-    /// with a warning (envtest turns off ServiceAccount, which kapi has not got).
+    /// StorageObjectInUseProtection (on by default); other plugins of kube-apiserver are
+    /// accepted and ignored with a warning (envtest turns off ServiceAccount, which kapi has
+    /// not got); a name kube-apiserver does not know stops kapi, as it stops kube-apiserver.
     #[arg(long, value_delimiter = ',')]
     pub(crate) disable_admission_plugins: Vec<String>,
     /// A CIDR notation IPv4 range from which to assign service cluster IPs (the first
@@ -235,7 +236,8 @@ async fn serve(args: ServeArgs, started: Instant) -> Result<(), Box<dyn std::err
         None => Default::default(),
     };
     let mut admission_plugins = kapi_server::admission::builtin::BuiltinPlugins::default();
-    for name in admission_plugins.disable(args.disable_admission_plugins.iter().map(String::as_str))
+    for name in
+        admission_plugins.disable(args.disable_admission_plugins.iter().map(String::as_str))?
     {
         // Worded as the whole flag was before kapi ran a plugin, so one name reads the same.
         tracing::warn!(

@@ -249,3 +249,42 @@ async fn a_claim_created_without_the_plugin_gets_the_finalizer_from_the_controll
         "{managers:?}"
     );
 }
+
+#[test]
+fn a_plugin_name_kube_apiserver_does_not_know_stops_kapi_with_upstreams_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kapi"))
+        .args(["serve", "--secure-port", "0", "--data-dir"])
+        .arg(dir.path())
+        .arg("--disable-admission-plugins=ServiceAccount,StorageObjectInUseProtecton")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("kapi kept running with a misspelt admission plugin");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success());
+    assert!(
+        stderr.contains(
+            r#"disable-admission-plugins plugin \"StorageObjectInUseProtecton\" is unknown"#
+        ) || stderr.contains(
+            r#"disable-admission-plugins plugin "StorageObjectInUseProtecton" is unknown"#
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !dir.path().join("kubeconfig").exists(),
+        "kapi must not have served"
+    );
+}

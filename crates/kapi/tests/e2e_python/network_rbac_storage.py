@@ -40,15 +40,16 @@ def refused(code, call, *args, **kwargs):
 def gone(read, *args, unprotect=None):
     """Waits until `read` answers 404. kube-apiserver's admission (StorageObjectInUseProtection)
     puts a protection finalizer on PVCs and PVs that kube-controller-manager removes once they
-    are unused; with no controller manager, `unprotect` removes it as the controller would."""
+    are unused (kapi runs both controllers); with no controller manager, `unprotect` removes
+    it as the controller would — and may find the object already gone when one ran."""
     for _ in range(100):
         try:
             obj = read(*args)
+            if unprotect and obj.metadata.deletion_timestamp is not None and obj.metadata.finalizers:
+                unprotect({"metadata": {"finalizers": None}})
         except ApiException as e:
             assert e.status == 404, e
             return
-        if unprotect and obj.metadata.deletion_timestamp is not None and obj.metadata.finalizers:
-            unprotect({"metadata": {"finalizers": None}})
         time.sleep(0.1)
     raise AssertionError(f"{read.__name__}{args} still answers after the delete")
 
