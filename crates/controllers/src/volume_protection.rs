@@ -29,7 +29,7 @@ use crate::context::Context;
 use crate::runtime::{Action, Reconciler};
 use kapi_registry::Error;
 use kapi_registry::builtin::storage_protection::{
-    PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER, add_finalizer, remove_finalizer,
+    PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER, add_finalizer,
 };
 use kapi_registry::entry::ResourceEntry;
 use kapi_registry::meta;
@@ -246,7 +246,7 @@ async fn write_finalizer(
     if add {
         add_finalizer(&mut changed, finalizer);
     } else {
-        remove_finalizer(&mut changed, finalizer);
+        meta::remove_finalizer(&mut changed, finalizer);
     }
     let w = WriteContext {
         namespace: namespace.map(str::to_owned),

@@ -86,13 +86,13 @@ pub fn finalizers(obj: &Value) -> Vec<String> {
 }
 
 /// Removes `finalizer` from `metadata.finalizers` (an empty list stays, as upstream's
-/// controllers leave it).
-pub fn remove_finalizer(obj: &mut Value, finalizer: &str) {
-    let kept: Vec<String> = finalizers(obj)
-        .into_iter()
-        .filter(|f| f != finalizer)
-        .collect();
+/// controllers leave it); whether it was there.
+pub fn remove_finalizer(obj: &mut Value, finalizer: &str) -> bool {
+    let before = finalizers(obj);
+    let kept: Vec<&String> = before.iter().filter(|f| *f != finalizer).collect();
+    let removed = kept.len() != before.len();
     set_meta(obj, "finalizers", Some(serde_json::json!(kept)));
+    removed
 }
 
 /// A top-level string field such as `apiVersion` or `kind`.

@@ -506,5 +506,8 @@ async fn unblock_owner_refs(ctx: &Context, node: &Node, uids: &[String]) -> Resu
 
 /// Removes `finalizer` from `node` (deleting it when it was the last one).
 async fn remove_finalizer(ctx: &Context, node: &Node, finalizer: &str) -> Result<(), Error> {
-    update(ctx, node, |obj| meta::remove_finalizer(obj, finalizer)).await
+    update(ctx, node, |obj| {
+        meta::remove_finalizer(obj, finalizer);
+    })
+    .await
 }

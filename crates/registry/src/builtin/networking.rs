@@ -6,7 +6,7 @@
 //! names; the class name. An IngressClass's controller and an EndpointSlice's address type
 //! never change (`validateIngressClassSpecUpdate`, `ValidateEndpointSliceUpdate`).
 
-use super::semantic::{get, immutable_field, is_empty};
+use super::semantic::{get, immutable_field, is_empty, items, text};
 use super::service::port_name_problems;
 use crate::error::StatusCause;
 use crate::field;
@@ -18,17 +18,6 @@ const PATH_TYPES: [&str; 3] = ["Exact", "ImplementationSpecific", "Prefix"];
 const INVALID_SEQUENCES: [&str; 5] = ["//", "/./", "/../", "%2f", "%2F"];
 const INVALID_SUFFIXES: [&str; 2] = ["/..", "/."];
 const WILDCARD_MSG: &str = "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-
-fn items<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    get(v, key)
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-}
-
-fn text<'a>(v: &'a Value, key: &str) -> &'a str {
-    get(v, key).and_then(Value::as_str).unwrap_or_default()
-}
 
 /// `get` of a field that is present and not `null` (a Go pointer that is set).
 fn present<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {

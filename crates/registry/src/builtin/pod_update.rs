@@ -4,7 +4,7 @@
 //! affinity; anything else is the `spec` Forbidden with upstream's text and kapi's diff.
 
 use super::internal_json;
-use super::semantic::{get, is_empty, semantic_eq, set};
+use super::semantic::{get, is_empty, items, semantic_eq, set};
 use super::spec_diff::json_diff;
 use super::tolerations::validate_tolerations;
 use crate::error::StatusCause;
@@ -85,13 +85,6 @@ fn annotation_updates(new: &Value, old: &Value) -> Vec<StatusCause> {
         }
     }
     causes
-}
-
-fn items<'a>(spec: &'a Value, key: &str) -> &'a [Value] {
-    get(spec, key)
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default()
 }
 
 /// `ValidateContainerUpdates`: the same number of containers, each with an image without

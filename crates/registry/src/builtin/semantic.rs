@@ -55,6 +55,19 @@ pub fn get<'a>(obj: &'a Value, key: &str) -> Option<&'a Value> {
     obj.as_object().and_then(|m| m.get(key))
 }
 
+/// The array at `key` of an object; empty when absent or not an array.
+pub fn items<'a>(obj: &'a Value, key: &str) -> &'a [Value] {
+    get(obj, key)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// The string at `key` of an object; empty when absent or not a string.
+pub fn text<'a>(obj: &'a Value, key: &str) -> &'a str {
+    get(obj, key).and_then(Value::as_str).unwrap_or_default()
+}
+
 /// Sets `key` of an object to `value`, or removes it when `value` is `None` or `null`; a
 /// `null` or absent object becomes `{}` first.
 pub fn set(obj: &mut Value, key: &str, value: Option<&Value>) {

@@ -6,7 +6,7 @@
 //! and VolumeAttachment.
 
 use super::internal_json;
-use super::semantic::{get, immutable_field, semantic_eq, set};
+use super::semantic::{get, immutable_field, semantic_eq, set, text};
 use super::spec_diff::json_diff;
 use crate::error::StatusCause;
 use crate::field;
@@ -61,10 +61,6 @@ pub fn validate_pvc_update(new: &Value, old: &Value) -> Vec<StatusCause> {
 
 fn spec_of(obj: &Value) -> Value {
     obj.get("spec").cloned().unwrap_or(Value::Null)
-}
-
-fn text<'a>(obj: &'a Value, key: &str) -> &'a str {
-    get(obj, key).and_then(Value::as_str).unwrap_or_default()
 }
 
 fn beta_class(obj: &Value) -> Option<&str> {

@@ -56,20 +56,6 @@ pub fn add_finalizer(obj: &mut Value, finalizer: &str) -> bool {
     }
 }
 
-/// Removes every `finalizer` from `obj`'s `metadata.finalizers`; whether there was one.
-pub fn remove_finalizer(obj: &mut Value, finalizer: &str) -> bool {
-    let Some(items) = obj
-        .get_mut("metadata")
-        .and_then(|m| m.get_mut("finalizers"))
-        .and_then(Value::as_array_mut)
-    else {
-        return false;
-    };
-    let before = items.len();
-    items.retain(|f| f.as_str() != Some(finalizer));
-    before != items.len()
-}
-
 /// The plugin's mutation: on CREATE of a claim or volume (not of a subresource) the
 /// protection finalizer is appended after those the object has. Whether it changed `obj`.
 pub fn admit(request: &AdmissionRequest<'_>, obj: &mut Value) -> bool {
@@ -174,8 +160,14 @@ mod tests {
     #[test]
     fn removing_the_finalizer_keeps_the_others() {
         let mut pvc = json!({"metadata": {"finalizers": ["a", PVC_PROTECTION_FINALIZER, "b"]}});
-        assert!(remove_finalizer(&mut pvc, PVC_PROTECTION_FINALIZER));
+        assert!(crate::meta::remove_finalizer(
+            &mut pvc,
+            PVC_PROTECTION_FINALIZER
+        ));
         assert_eq!(pvc["metadata"]["finalizers"], json!(["a", "b"]));
-        assert!(!remove_finalizer(&mut pvc, PVC_PROTECTION_FINALIZER));
+        assert!(!crate::meta::remove_finalizer(
+            &mut pvc,
+            PVC_PROTECTION_FINALIZER
+        ));
     }
 }
