@@ -29,7 +29,7 @@ use crate::context::Context;
 use crate::runtime::{Action, Reconciler};
 use kapi_registry::Error;
 use kapi_registry::builtin::storage_protection::{
-    PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER, add_finalizer,
+    PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER,
 };
 use kapi_registry::entry::ResourceEntry;
 use kapi_registry::meta;
@@ -85,10 +85,6 @@ fn needs_work(bytes: &[u8], finalizer: &str) -> bool {
 
 fn deleting(obj: &Value) -> bool {
     !meta::meta_str(obj, "deletionTimestamp").is_empty()
-}
-
-fn has_finalizer(obj: &Value, finalizer: &str) -> bool {
-    meta::finalizers(obj).iter().any(|f| f == finalizer)
 }
 
 /// A Pod as far as claims go.
@@ -244,7 +240,7 @@ async fn write_finalizer(
     let name = meta::name(read).to_owned();
     let mut changed = read.clone();
     if add {
-        add_finalizer(&mut changed, finalizer);
+        meta::add_finalizer(&mut changed, finalizer);
     } else {
         meta::remove_finalizer(&mut changed, finalizer);
     }
@@ -382,7 +378,7 @@ impl Reconciler for PvcProtection {
             return Ok(Action::Done);
         };
         let claim = claim.object;
-        let has = has_finalizer(&claim, PVC_PROTECTION_FINALIZER);
+        let has = meta::has_finalizer(&claim, PVC_PROTECTION_FINALIZER);
         if deleting(&claim) && has {
             if let Some(pod) = self.user(ctx, pods, namespace, &claim).await? {
                 tracing::debug!(namespace, claim = name, pod, "keeping a claim a Pod uses");
@@ -467,7 +463,7 @@ impl Reconciler for PvProtection {
             return Ok(Action::Done);
         };
         let volume = volume.object;
-        let has = has_finalizer(&volume, PV_PROTECTION_FINALIZER);
+        let has = meta::has_finalizer(&volume, PV_PROTECTION_FINALIZER);
         if deleting(&volume) && has {
             if bound(&volume) {
                 tracing::debug!(volume = name, "keeping a Bound volume");

@@ -85,6 +85,23 @@ pub fn finalizers(obj: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Whether `metadata.finalizers` holds `finalizer`.
+pub fn has_finalizer(obj: &Value, finalizer: &str) -> bool {
+    finalizers(obj).iter().any(|f| f == finalizer)
+}
+
+/// Appends `finalizer` to `metadata.finalizers` unless it is there (a field that is not a list
+/// becomes one); whether it added it. An `obj` that is not a JSON object is left alone.
+pub fn add_finalizer(obj: &mut Value, finalizer: &str) -> bool {
+    if !obj.is_object() || has_finalizer(obj, finalizer) {
+        return false;
+    }
+    let mut list = finalizers(obj);
+    list.push(finalizer.to_owned());
+    set_meta(obj, "finalizers", Some(serde_json::json!(list)));
+    true
+}
+
 /// Removes `finalizer` from `metadata.finalizers` (an empty list stays, as upstream's
 /// controllers leave it); whether it was there.
 pub fn remove_finalizer(obj: &mut Value, finalizer: &str) -> bool {
@@ -156,5 +173,29 @@ mod tests {
         let mut v = serde_json::json!({"kind": "X"});
         meta_mut(&mut v).insert("name".into(), "a".into());
         assert_eq!(name(&v), "a");
+    }
+
+    #[test]
+    fn adding_a_finalizer_appends_it_once() {
+        let mut v = serde_json::json!({"metadata": {"finalizers": ["a"]}});
+        assert!(add_finalizer(&mut v, "b"));
+        assert!(!add_finalizer(&mut v, "b"));
+        assert_eq!(v["metadata"]["finalizers"], serde_json::json!(["a", "b"]));
+        assert!(has_finalizer(&v, "b"));
+    }
+
+    #[test]
+    fn adding_a_finalizer_creates_metadata_and_the_list() {
+        let mut v = serde_json::json!({"kind": "X"});
+        assert!(add_finalizer(&mut v, "f"));
+        assert_eq!(v["metadata"]["finalizers"], serde_json::json!(["f"]));
+    }
+
+    #[test]
+    fn removing_the_finalizer_keeps_the_others() {
+        let mut v = serde_json::json!({"metadata": {"finalizers": ["a", "f", "b"]}});
+        assert!(remove_finalizer(&mut v, "f"));
+        assert_eq!(v["metadata"]["finalizers"], serde_json::json!(["a", "b"]));
+        assert!(!remove_finalizer(&mut v, "f"));
     }
 }

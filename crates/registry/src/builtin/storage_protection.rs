@@ -9,7 +9,7 @@
 
 use crate::meta;
 use crate::rest::admission::{AdmissionRequest, Operation};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// The plugin's name, as `--disable-admission-plugins` names it.
 pub const PLUGIN_NAME: &str = "StorageObjectInUseProtection";
@@ -29,33 +29,6 @@ pub fn finalizer_of(group: &str, resource: &str) -> Option<&'static str> {
     }
 }
 
-/// Adds `finalizer` to `obj`'s `metadata.finalizers` unless it is there; whether it added it.
-pub fn add_finalizer(obj: &mut Value, finalizer: &str) -> bool {
-    if meta::finalizers(obj).iter().any(|f| f == finalizer) {
-        return false;
-    }
-    let Some(map) = obj.as_object_mut() else {
-        return false;
-    };
-    let metadata = map.entry("metadata").or_insert_with(|| json!({}));
-    let Some(metadata) = metadata.as_object_mut() else {
-        return false;
-    };
-    let list = metadata
-        .entry("finalizers")
-        .or_insert_with(|| Value::Array(Vec::new()));
-    if !list.is_array() {
-        *list = Value::Array(Vec::new());
-    }
-    match list.as_array_mut() {
-        Some(items) => {
-            items.push(Value::String(finalizer.to_owned()));
-            true
-        }
-        None => false,
-    }
-}
-
 /// The plugin's mutation: on CREATE of a claim or volume (not of a subresource) the
 /// protection finalizer is appended after those the object has. Whether it changed `obj`.
 pub fn admit(request: &AdmissionRequest<'_>, obj: &mut Value) -> bool {
@@ -65,7 +38,7 @@ pub fn admit(request: &AdmissionRequest<'_>, obj: &mut Value) -> bool {
     let Some(finalizer) = finalizer_of(request.group, request.resource) else {
         return false;
     };
-    let added = add_finalizer(obj, finalizer);
+    let added = meta::add_finalizer(obj, finalizer);
     if added {
         tracing::debug!(
             resource = request.resource,
@@ -81,6 +54,7 @@ pub fn admit(request: &AdmissionRequest<'_>, obj: &mut Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn request(resource: &'static str, operation: Operation) -> AdmissionRequest<'static> {
         AdmissionRequest {
@@ -155,19 +129,5 @@ mod tests {
         assert!(!admit(&other_group, &mut pvc));
         assert!(!admit(&request("configmaps", Operation::Create), &mut pvc));
         assert_eq!(pvc, json!({"metadata": {"name": "c"}}));
-    }
-
-    #[test]
-    fn removing_the_finalizer_keeps_the_others() {
-        let mut pvc = json!({"metadata": {"finalizers": ["a", PVC_PROTECTION_FINALIZER, "b"]}});
-        assert!(crate::meta::remove_finalizer(
-            &mut pvc,
-            PVC_PROTECTION_FINALIZER
-        ));
-        assert_eq!(pvc["metadata"]["finalizers"], json!(["a", "b"]));
-        assert!(!crate::meta::remove_finalizer(
-            &mut pvc,
-            PVC_PROTECTION_FINALIZER
-        ));
     }
 }
