@@ -148,6 +148,82 @@ async fn protobuf_watch_is_length_delimited_frames() {
     assert_eq!(&body[4..11], b"\x0a\x05ADDED");
 }
 
+/// A change is encoded once per event for every watcher with the same output (issue 19):
+/// watchers of the same changes in JSON, protobuf and as a Table each still get their own
+/// representation, and each event type its own frame.
+#[tokio::test]
+async fn watchers_of_the_same_changes_in_json_protobuf_and_table_each_get_their_own_frames() {
+    let kapi = with_cfg().await;
+    let list = "/api/v1/namespaces/golden/configmaps";
+    let (_, _, body) = kapi.raw(get(list, "application/json")).await;
+    let rv = json(&body)["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let create = http::Request::post(list)
+        .header("content-type", "application/json")
+        .body(br#"{"metadata":{"name":"second"},"data":{"a":"1"}}"#.to_vec())
+        .unwrap();
+    assert_eq!(kapi.raw(create).await.0, 201);
+    let patch = http::Request::patch(format!("{list}/second"))
+        .header("content-type", "application/merge-patch+json")
+        .body(br#"{"data":{"a":"2"}}"#.to_vec())
+        .unwrap();
+    assert_eq!(kapi.raw(patch).await.0, 200);
+    let delete = http::Request::delete(format!("{list}/second"))
+        .body(Vec::new())
+        .unwrap();
+    assert_eq!(kapi.raw(delete).await.0, 200);
+    // The three changes come from the watch cache's history (the watch starts at `rv`).
+    let path = format!("{list}?watch=true&resourceVersion={rv}&timeoutSeconds=1");
+    let table = "application/json;as=Table;v=v1;g=meta.k8s.io";
+    let pb = "application/vnd.kubernetes.protobuf";
+    let (j, t, p) = tokio::join!(
+        kapi.raw(get(&path, "application/json")),
+        kapi.raw(get(&path, table)),
+        kapi.raw(get(&path, pb)),
+    );
+    let lines = |body: &[u8]| -> Vec<Value> {
+        body.split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(json)
+            .collect()
+    };
+    let objects = lines(&j.2);
+    let types: Vec<&str> = objects
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["ADDED", "MODIFIED", "DELETED"]);
+    assert!(objects.iter().all(|e| e["object"]["kind"] == "ConfigMap"));
+    assert_eq!(objects[1]["object"]["data"]["a"], "2");
+    let tables = lines(&t.2);
+    assert_eq!(tables.len(), 3);
+    assert!(
+        tables.iter().all(|e| e["object"]["kind"] == "Table"),
+        "{tables:?}"
+    );
+    assert_eq!(tables[2]["type"], "DELETED");
+    assert_eq!(
+        p.1["content-type"],
+        "application/vnd.kubernetes.protobuf;stream=watch"
+    );
+    let mut frames = Vec::new();
+    let mut rest = &p.2[..];
+    while rest.len() >= 4 {
+        let len = u32::from_be_bytes(rest[..4].try_into().unwrap()) as usize;
+        frames.push(&rest[4..4 + len]);
+        rest = &rest[4 + len..];
+    }
+    assert_eq!(frames.len(), 3);
+    assert!(frames[0].starts_with(b"\x0a\x05ADDED"));
+    assert!(frames[1].starts_with(b"\x0a\x08MODIFIED"));
+    assert!(frames[2].starts_with(b"\x0a\x07DELETED"));
+    // A second JSON watcher gets the same bytes as the first.
+    let again = kapi.raw(get(&path, "application/json")).await;
+    assert_eq!(again.2, j.2);
+}
+
 #[tokio::test]
 async fn json_watch_with_send_initial_events_ends_initial_state_with_a_bookmark() {
     let kapi = with_cfg().await;

@@ -123,7 +123,18 @@ pub struct CachedEvent {
     pub previous: Option<KeyValue>,
     /// Decoded forms by codec; holding the codec keeps its address from being reused.
     decoded: Mutex<Vec<DecodedSlot>>,
+    /// Encoded watch frames by codec and the caller's output tag, shared by every watcher
+    /// that writes the same bytes.
+    frames: Mutex<Vec<FrameSlot>>,
 }
+
+/// One encoded frame of an event: the codec, the caller's tag, and the bytes (`None` when
+/// the event is not sent in that form), made by the first watcher that asks.
+type FrameSlot = (
+    Arc<dyn ObjectCodec>,
+    u64,
+    Arc<OnceLock<Option<bytes::Bytes>>>,
+);
 
 /// One codec's decoded form of an event, filled by the first subscriber that asks.
 type DecodedSlot = (Arc<dyn ObjectCodec>, Arc<OnceCell<DecodedEvent>>);
@@ -149,6 +160,7 @@ impl CachedEvent {
             current,
             previous,
             decoded: Mutex::new(Vec::new()),
+            frames: Mutex::new(Vec::new()),
         }
     }
 
@@ -162,6 +174,16 @@ impl CachedEvent {
     /// The event's objects as `codec` decodes them: decoded by the first subscriber that asks,
     /// in one call for both objects (one conversion), and shared with every later one.
     pub async fn decoded(&self, codec: &Arc<dyn ObjectCodec>) -> DecodedEvent {
+        self.with_decoded(codec, Clone::clone).await
+    }
+
+    /// Runs `f` on the event's objects as `codec` decodes them (decoded once, as
+    /// [`Self::decoded`]), without copying them.
+    pub async fn with_decoded<R>(
+        &self,
+        codec: &Arc<dyn ObjectCodec>,
+        f: impl FnOnce(&DecodedEvent) -> R,
+    ) -> R {
         // The codec identifies the version (and the CRD generation) asked for.
         let cell = {
             let mut cells = lock(&self.decoded);
@@ -174,9 +196,33 @@ impl CachedEvent {
                 }
             }
         };
-        cell.get_or_init(|| self.decode(codec.as_ref()))
-            .await
-            .clone()
+        f(cell.get_or_init(|| self.decode(codec.as_ref())).await)
+    }
+
+    /// The event encoded for a watcher: `encode` runs once per (`codec`, `tag`), where `tag`
+    /// names everything else the bytes depend on (event type, media type, transform), and
+    /// every later watcher with the same pair gets the same bytes.
+    pub fn frame(
+        &self,
+        codec: &Arc<dyn ObjectCodec>,
+        tag: u64,
+        encode: impl FnOnce() -> Option<bytes::Bytes>,
+    ) -> Option<bytes::Bytes> {
+        let cell = {
+            let mut cells = lock(&self.frames);
+            match cells
+                .iter()
+                .find(|(k, t, _)| *t == tag && Arc::ptr_eq(k, codec))
+            {
+                Some((_, _, cell)) => cell.clone(),
+                None => {
+                    let cell = Arc::new(OnceLock::new());
+                    cells.push((codec.clone(), tag, cell.clone()));
+                    cell
+                }
+            }
+        };
+        cell.get_or_init(encode).clone()
     }
 
     async fn decode(&self, codec: &dyn ObjectCodec) -> DecodedEvent {

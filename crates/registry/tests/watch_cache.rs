@@ -111,6 +111,33 @@ mod cases {
         assert_eq!(counting.decodes.load(Ordering::SeqCst), 1);
     }
 
+    pub async fn each_event_is_encoded_once_per_codec_and_tag(b: Backend) {
+        let caches = WatchCaches::new(b.store.clone());
+        let cacher = caches.get(PREFIX, LOAD).await.unwrap();
+        let mut subs: Vec<_> = (0..20)
+            .map(|_| cacher.subscribe(cacher.revision()).unwrap())
+            .collect();
+        let json: Arc<dyn ObjectCodec> = Arc::new(JsonCodec::new("v1"));
+        let other: Arc<dyn ObjectCodec> = Arc::new(JsonCodec::new("v1"));
+        b.store
+            .put(format!("{PREFIX}a/one").as_bytes(), cm("one", "1"))
+            .await
+            .unwrap();
+        let encodes = AtomicUsize::new(0);
+        let encode = |bytes: &'static [u8]| {
+            encodes.fetch_add(1, Ordering::SeqCst);
+            Some(bytes::Bytes::from_static(bytes))
+        };
+        for sub in &mut subs {
+            let ev = next_event(sub).await;
+            assert_eq!(ev.frame(&json, 1, || encode(b"one")).unwrap(), "one");
+            assert_eq!(ev.frame(&json, 2, || encode(b"two")).unwrap(), "two");
+            assert_eq!(ev.frame(&other, 1, || encode(b"three")).unwrap(), "three");
+        }
+        // Twenty watchers, three distinct (codec, tag) pairs: three encodings.
+        assert_eq!(encodes.load(Ordering::SeqCst), 3);
+    }
+
     pub async fn a_subscription_from_a_recent_revision_replays_what_followed(b: Backend) {
         let caches = WatchCaches::new(b.store.clone());
         let cacher = caches.get(PREFIX, LOAD).await.unwrap();
@@ -166,6 +193,7 @@ mod cases {
 backend_suite!(
     a_hundred_subscribers_share_one_store_watch,
     each_event_is_decoded_once_per_codec,
+    each_event_is_encoded_once_per_codec_and_tag,
     a_subscription_from_a_recent_revision_replays_what_followed,
     the_cache_lists_the_current_objects_of_a_namespace,
 );

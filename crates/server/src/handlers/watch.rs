@@ -98,36 +98,59 @@ fn status_value(err: ApiError) -> Value {
     serde_json::from_slice(&err.to_json()).unwrap_or(Value::Null)
 }
 
-/// Turns one change into a watch event, honouring the filter (R2.x cacher rules): an object
-/// that starts matching is ADDED, one that stops matching DELETED (its previous state at the
-/// change's revision).
-fn classify(
+/// Which event one change is for this watcher, and of which of its objects, honouring the
+/// filter (R2.x cacher rules): an object that starts matching is ADDED, one that stops
+/// matching DELETED (its previous state, sent at the change's revision).
+fn classify<'v>(
     ctx: &Ctx,
     filter: &Filter,
     ev: &CachedEvent,
-    current: Option<Value>,
-    previous: Option<Value>,
-) -> Option<(&'static str, Value)> {
-    let at_revision = |mut obj: Value| {
-        meta::set_meta(
-            &mut obj,
-            "resourceVersion",
-            Some(json!(ev.revision.to_string())),
-        );
-        obj
-    };
+    current: Option<&'v Value>,
+    previous: Option<&'v Value>,
+) -> Option<(EventType, &'v Value)> {
     let Some(cur) = current else {
-        let prev = at_revision(previous?);
-        return filter.matches(ctx, &prev).then_some(("DELETED", prev));
+        let prev = previous?;
+        return filter
+            .matches(ctx, prev)
+            .then_some((EventType::Deleted, prev));
     };
-    let cur_ok = filter.matches(ctx, &cur);
-    let prev_ok = previous.as_ref().map(|p| filter.matches(ctx, p));
+    let cur_ok = filter.matches(ctx, cur);
+    let prev_ok = previous.map(|p| filter.matches(ctx, p));
     match (ev.is_create(), prev_ok, cur_ok) {
-        (true, _, true) | (false, Some(false), true) => Some(("ADDED", cur)),
-        (false, Some(true) | None, true) => Some(("MODIFIED", cur)),
-        (false, Some(true), false) => Some(("DELETED", at_revision(previous?))),
+        (true, _, true) | (false, Some(false), true) => Some((EventType::Added, cur)),
+        (false, Some(true) | None, true) => Some((EventType::Modified, cur)),
+        (false, Some(true), false) => Some((EventType::Deleted, previous?)),
         _ => None,
     }
+}
+
+/// The type of a watch event that carries an object.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// Everything a watch frame's bytes depend on besides the object and its codec: the event
+/// type and the negotiated output; watchers with equal tags share one encoding of an event.
+fn frame_tag(ctx: &Ctx, kind: EventType) -> u64 {
+    let w = &ctx.writer;
+    (kind as u64)
+        | (w.output.media as u64) << 4
+        | (w.output.transform as u64) << 8
+        | u64::from(w.output.transform_v1beta1) << 12
+        | u64::from(w.pretty) << 13
 }
 
 /// Where a watch's changes come from: the resource's watch cache (one store watch shared
@@ -183,22 +206,40 @@ impl Source {
     }
 }
 
-/// The frames of one change for this watcher: none when it is outside the watched
+/// The frame of one change for this watcher: none when it is outside the watched
 /// namespace or filtered out; an ERROR frame (and the end of the watch) when the object
-/// cannot be decoded or converted (a webhook that broke), never a silent skip.
+/// cannot be decoded or converted (a webhook that broke), never a silent skip. The bytes are
+/// encoded once per event for all watchers with the same codec and output.
 async fn frames_of(ctx: &Ctx, filter: &Filter, ev: &CachedEvent) -> Result<Option<Bytes>, Bytes> {
     let prefix = ctx.entry.collection_prefix(ctx.namespace());
     if !ev.key.starts_with(prefix.as_bytes()) {
         return Ok(None);
     }
-    match ev.decoded(&ctx.entry.codec).await {
-        Ok((current, previous)) => Ok(classify(ctx, filter, ev, current, previous)
-            .and_then(|(kind, obj)| frame(ctx, kind, obj))),
+    let codec = &ctx.entry.codec;
+    ev.with_decoded(codec, |decoded| match decoded {
+        Ok((current, previous)) => {
+            let Some((kind, obj)) = classify(ctx, filter, ev, current.as_ref(), previous.as_ref())
+            else {
+                return Ok(None);
+            };
+            Ok(ev.frame(codec, frame_tag(ctx, kind), || {
+                let mut obj = obj.clone();
+                if kind == EventType::Deleted {
+                    meta::set_meta(
+                        &mut obj,
+                        "resourceVersion",
+                        Some(json!(ev.revision.to_string())),
+                    );
+                }
+                frame(ctx, kind.as_str(), obj)
+            }))
+        }
         Err(e) => {
-            let status = status_value(ApiError::from(e));
+            let status = status_value(ApiError::from(e.clone()));
             Err(frame(ctx, "ERROR", status).unwrap_or_default())
         }
-    }
+    })
+    .await
 }
 
 async fn pump(ctx: Ctx, filter: Filter, start: Start, mut source: Source, tx: mpsc::Sender<Bytes>) {
