@@ -94,6 +94,8 @@ async fn kapi_bench_reports_every_row_with_nonzero_counts() {
             assert!(row["ops_per_second"].as_f64().unwrap() > 0.0, "{row}");
             // kapi runs on this machine: its CPU time per operation is reported (issue 19).
             assert!(row["server_cpu_ms_per_op"].as_f64().is_some(), "{row}");
+            // And the load tool's own, since it shares the cores (issue 19).
+            assert!(row["bench_cpu_ms_per_op"].as_f64().is_some(), "{row}");
         }
     }
 }

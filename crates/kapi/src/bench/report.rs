@@ -25,6 +25,9 @@ pub struct Row {
     /// Milliseconds of CPU time (user + system) the server process used per successful
     /// operation during the phase, when the server runs on this machine.
     pub server_cpu_ms_per_op: Option<f64>,
+    /// Milliseconds of CPU time the load tool itself used per successful operation during
+    /// the phase (it shares the cores with a local server).
+    pub bench_cpu_ms_per_op: Option<f64>,
 }
 
 /// The rows of one server.
@@ -57,11 +60,13 @@ impl Row {
             latencies.get(i).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
         };
         let seconds = total.as_secs_f64();
-        let cpu = super::server_cpu::phase_cpu_seconds();
+        let per_op = |cpu: Option<f64>| {
+            cpu.filter(|_| !latencies.is_empty())
+                .map(|s| s * 1000.0 / latencies.len() as f64)
+        };
         Row {
-            server_cpu_ms_per_op: cpu
-                .filter(|_| !latencies.is_empty())
-                .map(|s| s * 1000.0 / latencies.len() as f64),
+            server_cpu_ms_per_op: per_op(super::server_cpu::phase_cpu_seconds()),
+            bench_cpu_ms_per_op: per_op(super::server_cpu::phase_own_cpu_seconds()),
             operation: operation.into(),
             concurrency,
             count: latencies.len(),
@@ -78,7 +83,7 @@ impl Row {
     }
 }
 
-/// A CPU figure, or `–` when the server is not local.
+/// A CPU figure, or `–` when it was not measured (a server that is not local).
 fn cpu(ms: Option<f64>) -> String {
     ms.map_or_else(|| "–".to_owned(), |ms| format!("{ms:.3}"))
 }
@@ -86,11 +91,11 @@ fn cpu(ms: Option<f64>) -> String {
 /// The rows as a Markdown table.
 pub fn markdown(rows: &[Row]) -> String {
     let mut out = String::from(
-        "| operation | concurrency | count | errors | ops/s | p50 ms | p99 ms | server CPU ms/op |\n|---|---|---|---|---|---|---|---|\n",
+        "| operation | concurrency | count | errors | ops/s | p50 ms | p99 ms | server CPU ms/op | bench CPU ms/op |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {:.0} | {:.2} | {:.2} | {} |\n",
+            "| {} | {} | {} | {} | {:.0} | {:.2} | {:.2} | {} | {} |\n",
             r.operation,
             r.concurrency,
             r.count,
@@ -98,7 +103,8 @@ pub fn markdown(rows: &[Row]) -> String {
             r.ops_per_second,
             r.p50_ms,
             r.p99_ms,
-            cpu(r.server_cpu_ms_per_op)
+            cpu(r.server_cpu_ms_per_op),
+            cpu(r.bench_cpu_ms_per_op)
         ));
     }
     out

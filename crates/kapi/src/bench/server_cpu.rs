@@ -2,7 +2,8 @@
 //! figure that does not move with the load tool (which shares the machine's cores). The
 //! server is found by the loopback port of its URL (the process listening on it), or named
 //! with `--server-pid`; its user and system time are read from `/proc/<pid>/stat` at the
-//! start and end of each phase.
+//! start and end of each phase. The load tool's own CPU time per operation is measured
+//! beside it (`getrusage`), since on one machine the two share the cores.
 
 use std::sync::Mutex;
 
@@ -13,6 +14,9 @@ struct Meter {
 }
 
 static METER: Mutex<Option<Meter>> = Mutex::new(None);
+
+/// The load tool's own CPU seconds when the current phase started.
+static OWN_MARK: Mutex<Option<f64>> = Mutex::new(None);
 
 fn meter() -> std::sync::MutexGuard<'static, Option<Meter>> {
     METER.lock().unwrap_or_else(|p| p.into_inner())
@@ -28,6 +32,28 @@ pub fn phase_started() {
     if let Some(m) = meter().as_mut() {
         m.mark = cpu_seconds(m.pid);
     }
+    *OWN_MARK.lock().unwrap_or_else(|p| p.into_inner()) = own_cpu_seconds();
+}
+
+/// CPU seconds this process (the load tool) used since the phase started; `None` before the
+/// first phase.
+pub fn phase_own_cpu_seconds() -> Option<f64> {
+    let mark = (*OWN_MARK.lock().unwrap_or_else(|p| p.into_inner()))?;
+    Some(own_cpu_seconds()? - mark)
+}
+
+/// User plus system CPU seconds of this process, all its threads (`getrusage`, microsecond
+/// resolution where `/proc/<pid>/stat` counts in clock ticks).
+pub fn own_cpu_seconds() -> Option<f64> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the rusage it is pointed at and reports failure by its result.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: getrusage returned 0, so it wrote the whole struct (which started zeroed).
+    let usage = unsafe { usage.assume_init() };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Some(seconds(usage.ru_utime) + seconds(usage.ru_stime))
 }
 
 /// CPU seconds the followed server used since the phase started.
@@ -152,6 +178,17 @@ mod tests {
     fn this_process_has_cpu_seconds_and_resident_memory() {
         assert!(cpu_seconds(std::process::id()).is_some());
         assert!(rss_mib(std::process::id()).is_some_and(|m| m > 0.0));
+    }
+
+    #[test]
+    fn the_load_tools_own_cpu_time_grows_with_work() {
+        phase_started();
+        let start = std::time::Instant::now();
+        let mut x = 0u64;
+        while start.elapsed() < std::time::Duration::from_millis(30) {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+        }
+        assert!(phase_own_cpu_seconds().is_some_and(|s| s > 0.0));
     }
 
     #[test]
