@@ -149,22 +149,52 @@ async fn read_all_pages(client: &ApiClient, list: &ListSpec<'_>) -> Result<(), S
     }
 }
 
-/// `metadata.continue` of a JSON list, the items skipped without building values (the load
-/// tool parsing every item into a `Value` cost more than the server's page, issue 19).
+/// `metadata.continue` of a JSON list. Reading stops at the end of the list's `metadata`,
+/// which kube-apiserver and kapi both write before `items`: the load tool does not scan the
+/// items of every page (an unpaged list is not parsed at all, so a paged one should cost the
+/// tool no more than its requests, issue 19). Items written first are skipped, not built.
 fn json_continue(body: &[u8]) -> String {
-    #[derive(serde::Deserialize)]
-    struct Head {
-        #[serde(default)]
-        metadata: Meta,
+    let mut token = String::new();
+    let mut de = serde_json::Deserializer::from_slice(body);
+    // The seed stops the parse with an error once it has the token; either way `token` holds
+    // what was found.
+    let _ = serde::de::DeserializeSeed::deserialize(ContinueSeed(&mut token), &mut de);
+    token
+}
+
+/// Reads a list's top-level keys up to `metadata` and takes its `continue`.
+struct ContinueSeed<'a>(&'a mut String);
+
+impl<'de> serde::de::DeserializeSeed<'de> for ContinueSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
     }
-    #[derive(serde::Deserialize, Default)]
-    struct Meta {
-        #[serde(default, rename = "continue")]
-        token: String,
+}
+
+impl<'de> serde::de::Visitor<'de> for ContinueSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list object")
     }
-    serde_json::from_slice::<Head>(body)
-        .map(|h| h.metadata.token)
-        .unwrap_or_default()
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        #[derive(serde::Deserialize, Default)]
+        struct Meta {
+            #[serde(default, rename = "continue")]
+            token: String,
+        }
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "metadata" {
+                *self.0 = map.next_value::<Meta>()?.token;
+                return Err(serde::de::Error::custom("stopped after metadata"));
+            }
+            map.next_value::<serde::de::IgnoredAny>()?;
+        }
+        Ok(())
+    }
 }
 
 /// Percent-encodes the characters of a base64 token that are not safe in a query.
@@ -225,6 +255,28 @@ fn varint(buf: &mut &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_continue_reads_the_metadata_written_before_the_items() {
+        let body = br#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7","continue":"abc"},"items":[{"metadata":{"name":"x","continue":"no"}}]}"#;
+        assert_eq!(json_continue(body), "abc");
+    }
+
+    #[test]
+    fn json_continue_reads_the_metadata_written_after_the_items() {
+        let body = br#"{"items":[{"metadata":{"continue":"no"}}],"metadata":{"continue":"abc"}}"#;
+        assert_eq!(json_continue(body), "abc");
+    }
+
+    #[test]
+    fn json_continue_of_a_last_page_or_a_broken_body_is_empty() {
+        assert_eq!(
+            json_continue(br#"{"metadata":{"resourceVersion":"7"},"items":[]}"#),
+            ""
+        );
+        assert_eq!(json_continue(b"{\"metadata\":"), "");
+        assert_eq!(json_continue(b"[1,2]"), "");
+    }
 
     #[test]
     fn protobuf_continue_reads_list_meta_continue() {
