@@ -171,14 +171,9 @@ impl CachedEvent {
             .is_some_and(|kv| kv.create_revision == kv.mod_revision)
     }
 
-    /// The event's objects as `codec` decodes them: decoded by the first subscriber that asks,
-    /// in one call for both objects (one conversion), and shared with every later one.
-    pub async fn decoded(&self, codec: &Arc<dyn ObjectCodec>) -> DecodedEvent {
-        self.with_decoded(codec, Clone::clone).await
-    }
-
-    /// Runs `f` on the event's objects as `codec` decodes them (decoded once, as
-    /// [`Self::decoded`]), without copying them.
+    /// Runs `f` on the event's objects as `codec` decodes them: decoded by the first
+    /// subscriber that asks, in one call for both objects (one conversion), and shared with
+    /// every later one without copying.
     pub async fn with_decoded<R>(
         &self,
         codec: &Arc<dyn ObjectCodec>,

@@ -104,9 +104,12 @@ mod cases {
             .unwrap();
         for sub in &mut subs {
             let ev = next_event(sub).await;
-            let (current, previous) = ev.decoded(&codec).await.unwrap();
-            assert_eq!(current.unwrap()["data"]["k"], "1");
-            assert!(previous.is_none());
+            ev.with_decoded(&codec, |decoded| {
+                let (current, previous) = decoded.as_ref().unwrap();
+                assert_eq!(current.as_ref().unwrap()["data"]["k"], "1");
+                assert!(previous.is_none());
+            })
+            .await;
         }
         assert_eq!(counting.decodes.load(Ordering::SeqCst), 1);
     }
