@@ -93,10 +93,10 @@ pub fn has_finalizer(obj: &Value, finalizer: &str) -> bool {
 /// Appends `finalizer` to `metadata.finalizers` unless it is there (a field that is not a list
 /// becomes one); whether it added it. An `obj` that is not a JSON object is left alone.
 pub fn add_finalizer(obj: &mut Value, finalizer: &str) -> bool {
-    if !obj.is_object() || has_finalizer(obj, finalizer) {
+    let mut list = finalizers(obj);
+    if !obj.is_object() || list.iter().any(|f| f == finalizer) {
         return false;
     }
-    let mut list = finalizers(obj);
     list.push(finalizer.to_owned());
     set_meta(obj, "finalizers", Some(serde_json::json!(list)));
     true
